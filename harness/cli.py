@@ -1,0 +1,65 @@
+"""`python -m harness VERB ...`: a thin dispatcher over one module per verb."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# verb -> module in harness.commands; each defines HELP, EXAMPLES, add_arguments(), run().
+VERBS: dict[str, str] = {
+    "generate": "harness.commands.generate",
+    "grade": "harness.commands.grade",
+    "summary": "harness.commands.summary",
+    "compare": "harness.commands.compare",
+    "sweep": "harness.commands.sweep",
+    "serve": "harness.commands.serve",
+    "models": "harness.commands.models",
+}
+
+
+def _available_verbs() -> dict[str, object]:
+    modules = {}
+    for verb, module_name in VERBS.items():
+        try:
+            modules[verb] = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:  # a real missing dependency, not an absent verb
+                raise
+    return modules
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness",
+        description="Evaluation-first harness: generate, grade with a judge, summarise, sweep.",
+    )
+    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+    for verb, module in _available_verbs().items():
+        p = sub.add_parser(
+            verb,
+            help=module.HELP,
+            description=module.HELP,
+            epilog="examples:\n" + module.EXAMPLES,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "verb", None):
+        parser.print_help()
+        return 2
+    from harness.errors import UserError, format_user_error
+
+    try:
+        return int(args._run(args) or 0)
+    except UserError as exc:
+        print(format_user_error(exc), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; finished records are saved and a rerun resumes", file=sys.stderr)
+        return 130

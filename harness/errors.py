@@ -1,0 +1,18 @@
+"""Errors a user can act on: printed as one clear message, never as a traceback."""
+from __future__ import annotations
+
+from engine.base import EngineError
+from harness.records import RecordError
+from judges.base import JudgeError
+from tasks.base import DataError
+
+
+class RunDirError(Exception):
+    """A run directory that is missing, inconsistent with the request, or corrupt."""
+
+
+UserError = (DataError, EngineError, JudgeError, RecordError, RunDirError, ValueError, FileNotFoundError)
+
+
+def format_user_error(exc: BaseException) -> str:
+    return f"error: {exc}"
