@@ -76,6 +76,14 @@ class Task(ABC):
         """Task-specific options recorded in run.json (e.g. HLE subset)."""
         return {}
 
+    def summary_metrics(self, grades: list, records: list, expected_keys: list[tuple[str, int]]) -> dict[str, Any]:
+        """Task-specific metrics merged into summary.json (e.g. HLE accuracy interval, calibration).
+
+        grades: GradeRecords of this judge; records: GenerationRecords; expected_keys: every
+        (item_id, sample) the run asked for, so missing ones can count as wrong.
+        """
+        return {}
+
     def template(self, name: str) -> jinja2.Template:
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(self.folder)),
