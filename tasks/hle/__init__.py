@@ -1,0 +1,66 @@
+"""Humanity's Last Exam: free-form and multiple-choice questions, some with an image, graded by a model."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tasks.base import DataError, Item, Prompt, Task
+from tasks.hle.loader import FORMAT, read_rows
+from tasks.hle.metrics import hle_metrics
+
+SUBSETS = ("all", "text", "image")
+
+
+class HleTask(Task):
+    """HLE with one sample per question; `subset` keeps all, text-only or image questions."""
+
+    name = "hle"
+    default_samples = 1
+    default_data_path = "data/hle/hle.jsonl"  # a folder works too: the first .parquet/.jsonl inside
+    default_judge = "llm"
+    data_format = FORMAT
+
+    def __init__(self, subset: str = "all") -> None:
+        if subset not in SUBSETS:
+            raise DataError(f"unknown HLE subset {subset!r}; valid subsets: {', '.join(SUBSETS)}")
+        self.subset = subset
+        self._meta_by_id: dict[str, dict[str, Any]] = {}
+
+    @property
+    def demo_data_path(self) -> Path:
+        return self.folder / "demo.jsonl"
+
+    def load(self, path: Path) -> list[Item]:
+        items = []
+        for row in read_rows(Path(path)):
+            has_image = bool(row["image"])
+            if (self.subset == "text" and has_image) or (self.subset == "image" and not has_image):
+                continue
+            fields = {**row, "has_image": has_image}
+            items.append(Item(id=row["id"], fields=fields, category=row["category"] or None))
+            self._meta_by_id[row["id"]] = {"category": row["category"] or None, "has_image": has_image,
+                                           "answer_type": row["answer_type"]}
+        if not items:
+            raise DataError(f"{path}: no questions in subset {self.subset!r}")
+        return items
+
+    def render(self, item: Item, sample: int, run_seed: int) -> Prompt:
+        f = item.fields
+        system = self.template("system.jinja").render(answer_type=f["answer_type"])
+        if f["image"]:
+            # OpenAI content parts: the question text, then the image as a data URI
+            user: Any = [{"type": "text", "text": f["question"]},
+                         {"type": "image_url", "image_url": {"url": f["image"]}}]
+        else:
+            user = f["question"]
+        return Prompt(
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            target=f["answer"],
+            meta={"answer_type": f["answer_type"], "has_image": bool(f["image"]), "raw_subject": f["raw_subject"]},
+        )
+
+    def run_options(self) -> dict[str, Any]:
+        return {"subset": self.subset}
+
+    def summary_metrics(self, grades: list, records: list, expected_keys: list[tuple[str, int]]) -> dict[str, Any]:
+        return {"subset": self.subset, **hle_metrics(grades, records, expected_keys, self._meta_by_id)}
