@@ -1,0 +1,83 @@
+"""`generate`: run a task's prompts through an engine into a run directory (resumable)."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from engine import ENGINES, EngineOptions, SamplingParams, create_engine
+from harness.generate import GenerateConfig, describe_result, load_items, resolve_data_path, run_generation
+from tasks import TASKS, get_task
+
+HELP = "generate responses for a task into runs/NAME (rerun the same command to resume)"
+EXAMPLES = """\
+  python -m harness generate --task aime --limit 2 --samples 1 --max-tokens 256 --out runs/aime-demo
+  python -m harness generate --task gpqa --engine openai --base-url http://127.0.0.1:8000/v1 \\
+      --model my-model --concurrency 64 --out runs/gpqa-my-model
+  python -m harness generate --task aime --engine openai --base-url http://h1:8000/v1 \\
+      --base-url http://h2:8000/v1 --model M --data data/aime/aime_2026.jsonl --out runs/aime-M
+"""
+
+DEFAULT_NATIVE_MODEL = "smollm2-135m"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--task", required=True, help=f"one of: {', '.join(sorted(TASKS))}")
+    p.add_argument("--data", help="dataset file or folder (default: the task's documented path, else its demo set)")
+    p.add_argument("--out", required=True, help="run directory, e.g. runs/aime-mymodel")
+    p.add_argument("--engine", default="native", help=f"one of: {', '.join(sorted(ENGINES))} (default: native)")
+    p.add_argument("--model", help=f"model name or path (native default: {DEFAULT_NATIVE_MODEL})")
+    p.add_argument("--base-url", action="append", default=[], help="OpenAI-compatible server URL; repeat to spread load")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    p.add_argument("--samples", type=int, help="samples per item (default: the task's, e.g. AIME 32, GPQA 8)")
+    p.add_argument("--limit", type=int, help="only the first N items")
+    p.add_argument("--max-tokens", type=int, default=4096)
+    p.add_argument("--temperature", type=float, default=0.6)
+    p.add_argument("--top-p", type=float, default=0.95)
+    p.add_argument("--top-k", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="run seed: per-sample seeds and GPQA shuffles derive from it")
+    p.add_argument("--concurrency", type=int, default=32, help="requests in flight at once")
+    p.add_argument("--request-timeout", type=float, default=600.0, help="seconds per request attempt")
+    p.add_argument("--max-retries", type=int, default=5)
+    p.add_argument("--subset", help="task subset where the task has one (HLE: all|text|image)")
+    p.add_argument("--device", help="native engine: cpu|cuda|npu (default: detected)")
+    p.add_argument("--dtype", help="native engine: bfloat16|float32|float16")
+    p.add_argument("--threads", type=int, help="native engine: CPU threads")
+    p.add_argument("--kv-cache-gib", type=float, help="native engine: KV cache memory budget")
+    p.add_argument("--force", action="store_true", help="start a new run even if --out holds a different one")
+    p.add_argument("--no-progress", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    task_options = {"subset": args.subset} if args.subset else {}
+    task = get_task(args.task, **task_options)
+    data_path, is_demo = resolve_data_path(task, args.data)
+    if is_demo:
+        print(f"note: {task.default_data_path} not found; using the built-in demo set {data_path}", file=sys.stderr)
+    items = load_items(task, data_path, args.limit)
+    sampling = SamplingParams(max_tokens=args.max_tokens, temperature=args.temperature, top_p=args.top_p, top_k=args.top_k)
+    model = args.model or (DEFAULT_NATIVE_MODEL if args.engine == "native" else None)
+    options = EngineOptions(
+        model=model, base_urls=[u for url in args.base_url for u in url.split(",") if u], api_key_env=args.api_key_env,
+        request_timeout_s=args.request_timeout, max_retries=args.max_retries, device=args.device, dtype=args.dtype,
+        threads=args.threads, kv_cache_gib=args.kv_cache_gib,
+    )
+    cfg = GenerateConfig(
+        task=task, data_path=data_path, out=Path(args.out), samples=args.samples or task.default_samples,
+        limit=args.limit, sampling=sampling, seed=args.seed, concurrency=args.concurrency, force=args.force,
+        progress=not args.no_progress,
+    )
+    if cfg.samples < 1:
+        raise ValueError(f"--samples must be >= 1, got {cfg.samples}")
+    return asyncio.run(_generate(cfg, args.engine, options, items, model))
+
+
+async def _generate(cfg: GenerateConfig, engine_name: str, options: EngineOptions, items, model) -> int:
+    engine = create_engine(engine_name, options)
+    try:
+        result = await run_generation(cfg, engine, items, model)
+    finally:
+        await engine.aclose()
+    print(describe_result(result), file=sys.stderr)
+    return 3 if result.errors else 0

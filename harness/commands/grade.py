@@ -1,0 +1,58 @@
+"""`grade`: grade a run's saved generations with one judge (never regenerates)."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from harness.grade import grade_run
+from harness.report import format_summary_line
+from judges import JUDGES, create_judge
+
+HELP = "grade runs/NAME with a judge; writes grades/<judge-id>/samples.jsonl and summary.json"
+EXAMPLES = """\
+  python -m harness grade runs/aime-demo --judge rules
+  OPENAI_API_KEY=... python -m harness grade runs/hle-M --judge llm \\
+      --judge-model gpt-4o-2024-08-06 --judge-base-url https://api.example.com/v1
+  python -m harness grade runs/aime-demo --judge llm --judge-model judge-model \\
+      --judge-base-url http://127.0.0.1:8000/v1      # re-grade the same outputs with another judge
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_dirs", nargs="+", help="run directories written by `generate`")
+    p.add_argument("--judge", default="rules", help=f"one of: {', '.join(sorted(JUDGES))} (default: rules)")
+    p.add_argument("--judge-model", help="LLM judge: model name")
+    p.add_argument("--judge-base-url", action="append", default=[], help="LLM judge: OpenAI-compatible server URL")
+    p.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", help="LLM judge: env var holding the API key")
+    p.add_argument("--judge-concurrency", type=int, default=16, help="LLM judge: requests in flight")
+    p.add_argument("--no-progress", action="store_true")
+
+
+def judge_options(args: argparse.Namespace) -> dict:
+    return {
+        "judge_model": args.judge_model,
+        "judge_base_url": [u for url in args.judge_base_url for u in url.split(",") if u] or None,
+        "judge_api_key_env": args.judge_api_key_env,
+        "judge_concurrency": args.judge_concurrency,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    judge = create_judge(args.judge, **judge_options(args))
+    return asyncio.run(_grade_all(judge, args))
+
+
+async def _grade_all(judge, args: argparse.Namespace) -> int:
+    status = 0
+    try:
+        for run_dir in args.run_dirs:
+            summary = await grade_run(Path(run_dir), judge, args.judge_concurrency, show_progress=not args.no_progress)
+            print(format_summary_line(run_dir, summary))
+            if not summary["coverage_complete"]:
+                print(f"  {summary['note']}", file=sys.stderr)
+                status = 3
+    finally:
+        await judge.aclose()
+    return status

@@ -1,0 +1,206 @@
+"""The generate stage: render prompts, run them through an engine, append one record per sample."""
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine import ChatRequest, Completion, Engine, SamplingParams
+from harness.errors import RunDirError
+from harness.jsonl import JsonlWriter
+from harness.progress import Progress
+from harness.provenance import provenance
+from harness.records import GenerationRecord
+from harness.rundir import RunDir, RunSpec
+from tasks import DataError, Item, Task, derive_seed, file_sha256
+
+
+@dataclass
+class GenerateConfig:
+    task: Task
+    data_path: Path
+    out: Path
+    samples: int
+    limit: int | None
+    sampling: SamplingParams
+    seed: int = 0
+    concurrency: int = 32
+    force: bool = False
+    progress: bool = True
+
+
+@dataclass
+class GenerateResult:
+    run_dir: Path
+    expected: int
+    kept: int
+    generated: int
+    errors: int
+    error_examples: list[str] = field(default_factory=list)
+
+
+def resolve_data_path(task: Task, data: str | None) -> tuple[Path, bool]:
+    """The dataset to use and whether it is the built-in demo set."""
+    if data:
+        path = Path(data)
+        if path.is_dir():
+            path = _first_data_file(path, task)
+        if not path.exists():
+            raise DataError(f"{path}: dataset file not found; expected {task.data_format}")
+        return path, False
+    default = Path(task.default_data_path)
+    if default.exists():
+        return default, False
+    return task.demo_data_path, True
+
+
+def _first_data_file(folder: Path, task: Task) -> Path:
+    for suffix in (".parquet", ".jsonl", ".csv", ".json"):
+        found = sorted(folder.glob(f"*{suffix}"))
+        if found:
+            return found[0]
+    raise DataError(f"{folder}: no dataset file in this folder; expected {task.data_format}")
+
+
+def build_spec(cfg: GenerateConfig, engine: Engine, items: list[Item], model: str | None) -> RunSpec:
+    return RunSpec(
+        task=cfg.task.name,
+        dataset_path=str(cfg.data_path),
+        dataset_sha256=file_sha256(cfg.data_path),
+        item_ids=[it.id for it in items],
+        samples=cfg.samples,
+        engine_name=engine.name,
+        model=model,
+        engine=engine.describe(),
+        sampling=cfg.sampling.to_dict(),
+        seed=cfg.seed,
+        task_options=cfg.task.run_options(),
+        provenance=provenance(),
+    )
+
+
+def prepare_run_dir(cfg: GenerateConfig, spec: RunSpec) -> list[GenerationRecord]:
+    """Create or reopen the run directory; return the finished records to keep."""
+    run = RunDir(cfg.out)
+    if run.exists():
+        old = run.read_spec()
+        diffs = old.differences(spec)
+        if diffs and not cfg.force:
+            raise RunDirError(
+                f"{cfg.out} holds a different run; refusing to mix results:\n  - " + "\n  - ".join(diffs)
+                + "\nuse another --out, or --force to move the old results aside and start a new run"
+            )
+        if diffs:
+            backup = cfg.out / f"superseded-{time.strftime('%Y%m%dT%H%M%S')}"
+            backup.mkdir()
+            for name in ("run.json", "generations.jsonl", "grades"):
+                if (cfg.out / name).exists():
+                    shutil.move(str(cfg.out / name), str(backup / name))
+            print(f"moved the previous run's files to {backup}", file=sys.stderr)
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    expected = set(spec.expected_keys())
+    existing = run.read_generations()
+    keep = [r for r in existing if r.finished and r.key in expected]
+    # rewrite so the file holds one finished record per pair before retries append
+    if _line_count(run.generations_path) != len(keep):
+        run.compact_generations(keep)
+    run.write_spec(spec)
+    return keep
+
+
+def _line_count(path: Path) -> int:
+    if not path.exists():
+        return 0
+    with open(path, "rb") as f:
+        return sum(1 for line in f if line.strip())
+
+
+def make_record(task: Task, item: Item, sample: int, completion: Completion, prompt, params: SamplingParams,
+                engine_desc: dict[str, Any]) -> GenerationRecord:
+    return GenerationRecord(
+        task=task.name,
+        item_id=item.id,
+        sample=sample,
+        messages=prompt.messages,
+        target=prompt.target,
+        response=completion.text if completion.finish_reason != "error" else "",
+        finish_reason=completion.finish_reason,
+        usage={"prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens},
+        latency_s=round(completion.latency_s, 6),
+        engine=engine_desc,
+        seed=params.seed,
+        error=completion.error,
+        category=item.category,
+        meta=prompt.meta,
+        attempts=completion.attempts,
+    )
+
+
+async def run_generation(cfg: GenerateConfig, engine: Engine, items: list[Item], model: str | None) -> GenerateResult:
+    """Generate every missing (item, sample) of the run; safe to interrupt and rerun."""
+    await engine.check_ready()  # before anything is written: a dead server leaves no run behind
+    spec = build_spec(cfg, engine, items, model)
+    keep = prepare_run_dir(cfg, spec)
+    done = {r.key for r in keep}
+    pending = [(it, s) for it in items for s in range(cfg.samples) if (it.id, s) not in done]
+    engine_desc = spec.engine
+    result = GenerateResult(run_dir=cfg.out, expected=len(spec.expected_keys()), kept=len(done), generated=0, errors=0)
+    semaphore = asyncio.Semaphore(max(1, cfg.concurrency))
+    progress = Progress(total=result.expected, initial=len(done), desc=f"generate {cfg.task.name}", enabled=cfg.progress)
+
+    async def one(item: Item, sample: int, writer: JsonlWriter) -> None:
+        prompt = cfg.task.render(item, sample, cfg.seed)
+        params = _with_seed(cfg.sampling, derive_seed(cfg.seed, item.id, sample))
+        request = ChatRequest(request_id=f"{item.id}#{sample}", messages=prompt.messages, params=params)
+        async with semaphore:
+            if request.has_images and not engine.supports_images:
+                completion = Completion.failed(f"engine {engine.name!r} does not accept images; this item has an image")
+            else:
+                completion = await engine.chat(request)
+        record = make_record(cfg.task, item, sample, completion, prompt, params, engine_desc)
+        writer.write(record.to_dict())  # one writer on one event loop: lines never interleave
+        if completion.finish_reason == "error":
+            result.errors += 1
+            if len(result.error_examples) < 3:
+                result.error_examples.append(f"{request.request_id}: {completion.error}")
+        else:
+            result.generated += 1
+        progress.update(1, errors=result.errors)
+
+    with JsonlWriter(RunDir(cfg.out).generations_path) as writer:
+        try:
+            await asyncio.gather(*(one(it, s, writer) for it, s in pending))
+        finally:
+            progress.close()
+    return result
+
+
+def _with_seed(params: SamplingParams, seed: int) -> SamplingParams:
+    if params.seed is not None:
+        return params
+    d = params.to_dict()
+    d["seed"] = seed
+    return SamplingParams(**d)
+
+
+def load_items(task: Task, path: Path, limit: int | None) -> list[Item]:
+    items = task.load(path)
+    if limit is not None:
+        if limit < 1:
+            raise DataError(f"--limit must be >= 1, got {limit}")
+        items = items[:limit]
+    return items
+
+
+def describe_result(result: GenerateResult) -> str:
+    lines = [f"{result.run_dir}: {result.kept + result.generated}/{result.expected} samples finished "
+             f"({result.generated} new, {result.kept} kept from before)"]
+    if result.errors:
+        lines.append(f"{result.errors} request(s) failed after retries and were recorded as errors; rerun the same "
+                     "command to retry only those")
+        lines += [f"  e.g. {e}" for e in result.error_examples]
+    return "\n".join(lines)

@@ -1,0 +1,147 @@
+"""The grade stage: one judge over a run's generations, then summary.json. Never touches generations."""
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from harness.jsonl import write_json_atomic, write_jsonl_atomic
+from harness.metrics import score_table
+from harness.progress import Progress
+from harness.provenance import provenance
+from harness.records import GenerationRecord, GradeRecord
+from harness.rundir import RunDir, RunSpec
+from judges import Judge, Verdict
+from tasks import get_task
+
+COUNTED = ("graded", "no_answer", "truncated", "generation_error", "judge_error")
+
+
+def to_grade(record: GenerationRecord, verdict: Verdict | None, judge_id: str) -> GradeRecord:
+    """Combine a judge's verdict with what the generation itself says (errors, truncation)."""
+    if record.finish_reason == "error":
+        status, correct, extracted, detail = "generation_error", None, None, {"error": record.error}
+    else:
+        assert verdict is not None
+        status, correct, extracted, detail = verdict.status, verdict.correct, verdict.extracted, dict(verdict.detail)
+        if status == "no_answer":
+            correct = False
+            if record.finish_reason == "length":
+                status = "truncated"  # hit the token cap before committing an answer
+        elif status == "judge_error":
+            correct = None
+    return GradeRecord(
+        item_id=record.item_id, sample=record.sample, correct=correct, extracted=extracted, status=status,
+        judge=judge_id, category=record.category, target=record.target, detail=detail,
+    )
+
+
+async def _judge_all(judge: Judge, records: list[GenerationRecord], concurrency: int, show: bool) -> list[GradeRecord]:
+    progress = Progress(total=len(records), desc=f"grade {judge.judge_id}", enabled=show)
+    out: list[GradeRecord | None] = [None] * len(records)
+    try:
+        if not judge.is_async:
+            for i, rec in enumerate(records):
+                out[i] = to_grade(rec, None if rec.finish_reason == "error" else _safe_grade(judge, rec), judge.judge_id)
+                if i % 1024 == 1023:
+                    progress.update(1024)
+            progress.update(len(records) % 1024)
+        else:
+            semaphore = asyncio.Semaphore(max(1, concurrency))
+            errors = 0
+
+            async def one(i: int, rec: GenerationRecord) -> None:
+                nonlocal errors
+                verdict = None
+                if rec.finish_reason != "error":
+                    async with semaphore:
+                        verdict = await _safe_agrade(judge, rec)
+                out[i] = to_grade(rec, verdict, judge.judge_id)
+                errors += out[i].status == "judge_error"
+                progress.update(1, judge_errors=errors)
+
+            await asyncio.gather(*(one(i, r) for i, r in enumerate(records)))
+    finally:
+        progress.close()
+    return [g for g in out if g is not None]
+
+
+def _safe_grade(judge: Judge, rec: GenerationRecord) -> Verdict:
+    try:
+        return judge.grade(rec)
+    except Exception as exc:  # a judge bug on one response must not lose the others' grades
+        return Verdict(correct=None, extracted=None, status="judge_error", detail={"error": f"{type(exc).__name__}: {exc}"})
+
+
+async def _safe_agrade(judge: Judge, rec: GenerationRecord) -> Verdict:
+    try:
+        return await judge.agrade(rec)
+    except Exception as exc:
+        return Verdict(correct=None, extracted=None, status="judge_error", detail={"error": f"{type(exc).__name__}: {exc}"})
+
+
+def build_summary(spec: RunSpec, records: list[GenerationRecord], grades: list[GradeRecord], judge: Judge,
+                  task_metrics: dict[str, Any]) -> dict[str, Any]:
+    expected = spec.expected_keys()
+    by_key = {g.key: g for g in grades}
+    generated = sum(1 for r in records if r.finished)
+    counts = Counter(g.status for g in grades)
+    missing = [k for k in expected if k not in by_key]
+    incomplete = [k for k in expected if k not in by_key or by_key[k].status in ("generation_error", "judge_error")]
+    categories = {r.item_id: r.category for r in records}
+    table = score_table(expected, {k: g.correct for k, g in by_key.items()}, categories)
+    completion_tokens = [r.usage.get("completion_tokens", 0) for r in records if r.finished]
+    summary = {
+        "task": spec.task,
+        "judge": {"id": judge.judge_id, "config": judge.config()},
+        "pass@1": table["pass@1"],
+        "pass@1_stderr": table["pass@1_stderr"],
+        "pass@1_valid": not incomplete,
+        "coverage_complete": not incomplete,
+        "pass@k": table["pass@k"],
+        "counts": {
+            "expected": len(expected),
+            "generated": generated,
+            **{status: counts.get(status, 0) for status in COUNTED},
+            "missing": len(missing),
+        },
+        "items": len(spec.item_ids),
+        "samples_per_item": spec.samples,
+        "mean_completion_tokens": (sum(completion_tokens) / len(completion_tokens)) if completion_tokens else None,
+        "per_category": table["per_category"],
+        "per_item": table["per_item"],
+        "task_options": spec.task_options,
+        "provenance": {
+            "dataset": {"path": spec.dataset_path, "sha256": spec.dataset_sha256},
+            "generation": spec.provenance,
+            "grading": provenance(),
+            "engine": spec.engine,
+            "sampling": spec.sampling,
+            "seed": spec.seed,
+        },
+        "graded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    if incomplete:
+        summary["note"] = (f"coverage incomplete: {len(incomplete)} of {len(expected)} expected samples lack a finished "
+                           "generation or a grade; pass@1 is not valid (rerun generate, then grade)")
+    summary.update(task_metrics)
+    return summary
+
+
+async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_progress: bool = True) -> dict[str, Any]:
+    """Grade every generation of a run with one judge; replace only that judge's folder."""
+    run = RunDir(run_path)
+    spec = run.read_spec()
+    judge.check_task(spec.task)
+    records = sorted(run.read_generations(), key=lambda r: (r.item_id, r.sample))
+    expected = set(spec.expected_keys())
+    records = [r for r in records if r.key in expected]
+    grades = await _judge_all(judge, records, concurrency, show_progress)
+    task = get_task(spec.task, **spec.task_options)
+    summary = build_summary(spec, records, grades, judge, task.summary_metrics(grades, records, spec.expected_keys()))
+    out = run.judge_dir(judge.judge_id)
+    write_jsonl_atomic(out / "samples.jsonl", (g.to_dict() for g in grades))
+    write_json_atomic(out / "summary.json", summary)
+    return summary

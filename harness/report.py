@@ -1,0 +1,49 @@
+"""Plain-text tables of summaries; Pass@1 is marked not valid wherever coverage is incomplete."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from harness.rundir import RunDir
+
+
+def format_pass1(summary: dict[str, Any]) -> str:
+    p, se = summary.get("pass@1"), summary.get("pass@1_stderr")
+    if p is None:
+        return "-"
+    text = f"{100 * p:.1f}" + (f" ± {100 * se:.1f}" if se is not None else "")
+    return text if summary.get("coverage_complete") else f"{text} NOT VALID"
+
+
+def format_summary_line(run_dir: str | Path, summary: dict[str, Any]) -> str:
+    c = summary["counts"]
+    return (f"{run_dir} [{summary['judge']['id']}] pass@1 {format_pass1(summary)}  "
+            f"({c['graded']} graded, {c['no_answer']} no answer, {c['truncated']} truncated, "
+            f"{c['generation_error']} generation errors, {c['judge_error']} judge errors, "
+            f"{c['missing']} missing of {c['expected']})")
+
+
+def summary_rows(run_dirs: list[str]) -> list[dict[str, Any]]:
+    rows = []
+    for d in run_dirs:
+        run = RunDir(d)
+        spec = run.read_spec()
+        judges = run.list_judges()
+        if not judges:
+            rows.append({"run": d, "task": spec.task, "judge": "(not graded)", "pass@1": "-", "coverage": "-", "n": len(spec.expected_keys())})
+        for j in judges:
+            s = run.read_summary(j)
+            c = s["counts"]
+            done = c["expected"] - c["missing"] - c["generation_error"] - c["judge_error"]
+            row = {"run": d, "task": s["task"], "judge": s["judge"]["id"], "pass@1": format_pass1(s),
+                   "coverage": f"{done}/{c['expected']}" + ("" if s["coverage_complete"] else " incomplete"),
+                   "n": c["expected"]}
+            rows.append(row)
+    return rows
+
+
+def format_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    widths = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) if rows else len(c) for c in columns}
+    lines = ["  ".join(c.ljust(widths[c]) for c in columns), "  ".join("-" * widths[c] for c in columns)]
+    lines += ["  ".join(str(r.get(c, "")).ljust(widths[c]) for c in columns) for r in rows]
+    return "\n".join(lines)

@@ -1,0 +1,144 @@
+"""The run directory: run.json, generations.jsonl and grades/<judge-id>/, read and written safely."""
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.errors import RunDirError
+from harness.jsonl import iter_jsonl, repair_torn_tail, write_json_atomic, write_jsonl_atomic
+from harness.records import SCHEMA_VERSION, GenerationRecord, GradeRecord, RecordError
+
+RUN_JSON = "run.json"
+GENERATIONS = "generations.jsonl"
+GRADES = "grades"
+
+# Fields of run.json that must match for a rerun to continue the same run.
+IDENTITY_FIELDS = ("task", "dataset_sha256", "engine_name", "model", "sampling", "seed", "samples", "item_ids", "task_options")
+
+
+@dataclass
+class RunSpec:
+    """What a generate run was asked to do (run.json)."""
+
+    task: str
+    dataset_path: str
+    dataset_sha256: str
+    item_ids: list[str]
+    samples: int
+    engine_name: str
+    model: str | None
+    engine: dict[str, Any]
+    sampling: dict[str, Any]
+    seed: int
+    task_options: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    created_at: str = ""
+    schema_version: int = SCHEMA_VERSION
+
+    def expected_keys(self) -> list[tuple[str, int]]:
+        return [(item_id, s) for item_id in self.item_ids for s in range(self.samples)]
+
+    def differences(self, other: "RunSpec") -> list[str]:
+        """Human-readable differences in the fields that define a run's identity."""
+        out = []
+        for name in IDENTITY_FIELDS:
+            a, b = getattr(self, name), getattr(other, name)
+            if a != b:
+                if name == "item_ids":
+                    out.append(f"item_ids: {len(a)} items in run.json vs {len(b)} now")
+                else:
+                    out.append(f"{name}: {json.dumps(a, sort_keys=True)} in run.json vs {json.dumps(b, sort_keys=True)} now")
+        return out
+
+
+def safe_judge_dir_name(judge_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", judge_id)
+
+
+class RunDir:
+    """A run directory on disk."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+
+    @property
+    def run_json(self) -> Path:
+        return self.path / RUN_JSON
+
+    @property
+    def generations_path(self) -> Path:
+        return self.path / GENERATIONS
+
+    def judge_dir(self, judge_id: str) -> Path:
+        return self.path / GRADES / safe_judge_dir_name(judge_id)
+
+    def exists(self) -> bool:
+        return self.run_json.exists()
+
+    def read_spec(self) -> RunSpec:
+        if not self.run_json.exists():
+            raise RunDirError(f"{self.path}: not a run directory (no {RUN_JSON}); create one with `python -m harness generate`")
+        try:
+            data = json.loads(self.run_json.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise RunDirError(f"{self.run_json}: corrupt ({exc.msg})") from None
+        try:
+            return RunSpec(**{k: v for k, v in data.items() if k in RunSpec.__dataclass_fields__})
+        except TypeError as exc:
+            raise RunDirError(f"{self.run_json}: {exc}") from None
+
+    def write_spec(self, spec: RunSpec) -> None:
+        if not spec.created_at:
+            spec.created_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        write_json_atomic(self.run_json, asdict(spec))
+
+    def read_generations(self, repair: bool = True) -> list[GenerationRecord]:
+        """All generation records, latest per (item, sample) winning, a torn tail repaired."""
+        path = self.generations_path
+        if not path.exists():
+            return []
+        if repair:
+            repair_torn_tail(path)
+        latest: dict[tuple[str, int], GenerationRecord] = {}
+        for lineno, obj in iter_jsonl(path):
+            try:
+                rec = GenerationRecord.from_dict(obj, where=f"{path}:{lineno}")
+            except (RecordError, TypeError) as exc:
+                raise RunDirError(str(exc)) from None
+            prev = latest.get(rec.key)
+            # a finished record is never replaced by a later error for the same pair
+            if prev is None or not prev.finished or rec.finished:
+                latest[rec.key] = rec
+        return list(latest.values())
+
+    def compact_generations(self, keep: list[GenerationRecord]) -> None:
+        """Rewrite generations.jsonl with exactly these records (one per pair), atomically."""
+        write_jsonl_atomic(self.generations_path, (r.to_dict() for r in keep))
+
+    def list_judges(self) -> list[str]:
+        root = self.path / GRADES
+        if not root.is_dir():
+            return []
+        return sorted(p.name for p in root.iterdir() if (p / "samples.jsonl").exists())
+
+    def read_grades(self, judge_id: str) -> list[GradeRecord]:
+        path = self.judge_dir(judge_id) / "samples.jsonl"
+        if not path.exists():
+            raise RunDirError(f"{self.path}: no grades for judge {judge_id!r}; judges here: {', '.join(self.list_judges()) or 'none'}")
+        out = []
+        for lineno, obj in iter_jsonl(path):
+            try:
+                out.append(GradeRecord.from_dict(obj, where=f"{path}:{lineno}"))
+            except (RecordError, TypeError) as exc:
+                raise RunDirError(str(exc)) from None
+        return out
+
+    def read_summary(self, judge_id: str) -> dict[str, Any]:
+        path = self.judge_dir(judge_id) / "summary.json"
+        if not path.exists():
+            raise RunDirError(f"{path}: missing; run `python -m harness grade {self.path}`")
+        return json.loads(path.read_text(encoding="utf-8"))
