@@ -1,0 +1,104 @@
+"""AIME grading: the last committed final answer, read exactly as an integer 0-999."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from judges.rules.extract import committed_text, iter_boxed, retracted_after
+from judges.rules.numbers import MAX_ANSWER_CHARS, clean_answer, integer_value
+
+PARSER_VERSION = "aime-v1"
+
+# Boxed bodies that repeat the prompt's instruction rather than answer it.
+_PLACEHOLDERS = {"", "answer", "your answer", "final answer", "your final answer", "the answer",
+                 "...", "\\ldots", "\\dots", "\\cdots", "n", "x", "ans"}
+
+_ANCHOR_RE = re.compile(
+    r"\b(?:final\s+)?answer[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]"          # Answer: / **Final Answer:**
+    r"|\b(?:the|my|our)\s+(?:final\s+|correct\s+)?answer\s+is\b(?:\s*:)?"     # the (final) answer is
+    r"|^[ \t#>*_]*final\s+answer[ \t*_]*$",                                   # a "**Final Answer**" heading
+    re.IGNORECASE | re.MULTILINE,
+)
+_LEAD_RE = re.compile(r"[\s*_:>#]*")
+_BOXED_AHEAD_RE = re.compile(r"(?:\$\$?|\\\[|\\\()?\s*\\(?:boxed|fbox)(?![A-Za-z])")
+# Where an answer given in prose ends: a sentence stop, a clause, a closing dollar.
+_SPAN_END_RE = re.compile(
+    r"(?<!\d)\.(?!\d)|,\s|;|\s\(|\s[-–—]\s|\$|\\\)|\\\]"
+    r"|\s(?:since|because|which|as|so|and|but|for|where|when|if|from|by)\b",
+    re.IGNORECASE,
+)
+_DIGIT_RE = re.compile(r"\d")
+_NEGATION_RE = re.compile(r"(?:not|no|never)\b", re.IGNORECASE)
+
+
+@dataclass
+class AimeReading:
+    """What the parser found: the answer text (None if none), how, and its integer value."""
+
+    text: str | None
+    via: str | None
+    value: int | None
+    note: str | None = None
+
+
+def _phrase_answer(text: str, end: int) -> str | None:
+    """The answer written after an anchor, on the same line or the next non-empty one."""
+    lead = _LEAD_RE.match(text, end)
+    pos = lead.end() if lead else end
+    if _BOXED_AHEAD_RE.match(text, pos):
+        return None  # the boxed candidate covers it
+    line_end = text.find("\n", pos)
+    line = text[pos:line_end if line_end >= 0 else len(text)][:MAX_ANSWER_CHARS + 50]
+    if line.startswith("$$") or line.startswith("\\["):
+        inner = line[2:]
+        close = inner.find(line[:2] if line[0] == "$" else "\\]")
+        span = inner[:close] if close >= 0 else inner
+    elif line.startswith("$") or line.startswith("\\("):
+        inner = line[1:] if line[0] == "$" else line[2:]
+        close = inner.find("$" if line[0] == "$" else "\\)")
+        span = inner[:close] if close >= 0 else inner
+    else:
+        stop = _SPAN_END_RE.search(line)
+        span = line[:stop.start()] if stop else line
+    span = span.strip().strip("*_").strip()
+    if not span or not _DIGIT_RE.search(span) or _NEGATION_RE.match(span):
+        return None
+    return span
+
+
+def read_aime(response: str) -> AimeReading:
+    """Find the last committed final answer in a response and read its integer value."""
+    text, think_open = committed_text(response)
+    best: tuple[int, int, str, str] | None = None  # (start, end, answer text, via)
+    for box in iter_boxed(text):
+        body = box.body.strip()
+        if body.lower().strip("$ ") in _PLACEHOLDERS:
+            continue
+        if best is None or box.start >= best[0]:
+            best = (box.start, box.end, body, "boxed")
+    for m in _ANCHOR_RE.finditer(text):
+        if best is not None and m.start() < best[0]:
+            continue
+        span = _phrase_answer(text, m.end())
+        if span is not None:
+            best = (m.start(), m.end() + len(span), span, "phrase")
+    if best is None:
+        return AimeReading(None, None, None, "think block not closed" if think_open else None)
+    start, end, answer, via = best
+    if retracted_after(text, end):
+        return AimeReading(None, None, None, f"answer {answer!r} retracted afterwards")
+    return AimeReading(answer, via, integer_value(answer))
+
+
+def parse_target(target: str) -> int | None:
+    """The gold answer as an integer ("025" is 25); None if it is not one."""
+    return integer_value(str(target))
+
+
+def normalised(reading: AimeReading) -> str | None:
+    """The extracted answer as recorded: the integer when there is one, else the cleaned text."""
+    if reading.text is None:
+        return None
+    if reading.value is not None:
+        return str(reading.value)
+    return clean_answer(reading.text) or reading.text

@@ -1,0 +1,83 @@
+"""Shared text helpers for the rule-based graders: the committed part of a response, boxed answers, retractions."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Longest \boxed{...} body we try to brace-match; a longer one is not a final answer.
+MAX_BOX_CHARS = 2000
+
+_BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])[ \t]*")
+_BRACE_RE = re.compile(r"[{}]")
+# "\boxed 204": a boxed value given as one bare token.
+_BARE_BOX_TOKEN_RE = re.compile(r"[^\s$\\{}]+")
+
+# Phrases that take back the answer just given. Only explicit ones: "wait, let me double-check"
+# alone usually re-confirms, so it does not count.
+_RETRACT_RE = re.compile(
+    r"\b(?:that(?:'s|’s| is) (?:wrong|incorrect|not right|not correct|a mistake)"
+    r"|this is (?:wrong|incorrect|not right)"
+    r"|scratch that"
+    r"|i made an? (?:mistake|error)"
+    r"|that can(?:'t|’t|not) be right"
+    r"|let me (?:redo|recompute|recalculate|start over))",
+    re.IGNORECASE,
+)
+
+# Full-width letters and punctuation (CJK-locale outputs) mapped to ASCII.
+FULLWIDTH = str.maketrans(
+    {**{chr(0xFF21 + i): chr(0x41 + i) for i in range(26)},
+     **{chr(0xFF41 + i): chr(0x61 + i) for i in range(26)},
+     **{chr(0xFF10 + i): chr(0x30 + i) for i in range(10)},
+     "：": ":", "（": "(", "）": ")", "［": "[", "］": "]", "｛": "{", "｝": "}", "．": ".", "，": ","}
+)
+
+
+def committed_text(response: str) -> tuple[str, bool]:
+    """The text after the last closing think tag, and whether a think block is left open there.
+
+    Reasoning inside <think>...</think> is never graded; an unclosed <think> means the model
+    never committed to an answer, so only the text before it counts (usually nothing).
+    """
+    close = response.rfind("</think")
+    if close >= 0:
+        end = response.find(">", close)
+        tail = response[end + 1:] if end >= 0 else ""
+    else:
+        tail = response
+    opened = tail.find("<think")
+    if opened >= 0:
+        return tail[:opened], True
+    return tail, False
+
+
+@dataclass(frozen=True)
+class Boxed:
+    """One \\boxed{...} (or \\fbox) occurrence: where it starts and ends, and its body."""
+
+    start: int
+    end: int
+    body: str
+
+
+def iter_boxed(text: str):
+    """Every boxed answer in order, with nested braces matched; unbalanced ones are skipped."""
+    for m in _BOX_RE.finditer(text):
+        pos = m.end()
+        if pos < len(text) and text[pos] == "{":
+            depth = 0
+            limit = min(len(text), pos + MAX_BOX_CHARS)
+            for b in _BRACE_RE.finditer(text, pos, limit):
+                depth += 1 if b.group() == "{" else -1
+                if depth == 0:
+                    yield Boxed(m.start(), b.end(), text[pos + 1:b.start()])
+                    break
+        else:
+            tok = _BARE_BOX_TOKEN_RE.match(text, pos)
+            if tok and tok.group():
+                yield Boxed(m.start(), tok.end(), tok.group())
+
+
+def retracted_after(text: str, pos: int) -> bool:
+    """Whether the model explicitly takes back, after pos, the answer it gave before pos."""
+    return _RETRACT_RE.search(text, pos) is not None

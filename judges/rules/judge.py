@@ -1,0 +1,61 @@
+"""RulesJudge: deterministic, offline grading of AIME (integers) and GPQA (choice letters)."""
+from __future__ import annotations
+
+from typing import Any
+
+from harness.records import GenerationRecord
+from judges.base import Judge, JudgeError, Verdict
+from judges.rules import aime, gpqa
+
+
+class RulesJudge(Judge):
+    """Grades a record from its response text alone; judge_id changes whenever a parser's verdicts can."""
+
+    judge_id = "rules-v1"
+    tasks = ("aime", "gpqa")
+
+    @classmethod
+    def from_options(cls, **options: Any) -> "RulesJudge":
+        # The CLI passes every judge option (judge_model, judge_base_url, ...); rules need none of them.
+        return cls()
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "kind": "rules",
+            "aime_parser": aime.PARSER_VERSION,
+            "gpqa_parser": gpqa.PARSER_VERSION,
+            "graded_text": "after the last </think>",
+        }
+
+    def grade(self, record: GenerationRecord) -> Verdict:
+        if record.task == "aime":
+            return self._grade_aime(record)
+        if record.task == "gpqa":
+            return self._grade_gpqa(record)
+        raise JudgeError(f"judge {self.judge_id!r} cannot grade task {record.task!r}; it grades: aime, gpqa")
+
+    def _grade_aime(self, record: GenerationRecord) -> Verdict:
+        gold = aime.parse_target(record.target)
+        if gold is None:
+            return Verdict(None, None, "judge_error", {"error": f"AIME target {record.target!r} is not an integer"})
+        reading = aime.read_aime(record.response or "")
+        if reading.text is None:
+            return Verdict(False, None, "no_answer", {"note": reading.note} if reading.note else {})
+        detail: dict[str, Any] = {"via": reading.via}
+        if reading.value is None:
+            detail["reason"] = "not an integer"
+        elif not 0 <= reading.value <= 999:
+            detail["reason"] = "outside 0-999"
+        correct = reading.value is not None and 0 <= reading.value <= 999 and reading.value == gold
+        return Verdict(correct, aime.normalised(reading), "graded", detail)
+
+    def _grade_gpqa(self, record: GenerationRecord) -> Verdict:
+        letters = tuple(str(c).upper() for c in (record.meta or {}).get("letters") or gpqa.DEFAULT_LETTERS)
+        gold = str(record.target).strip().upper()
+        if gold not in letters:
+            return Verdict(None, None, "judge_error",
+                           {"error": f"GPQA target {record.target!r} is not one of {', '.join(letters)}"})
+        reading = gpqa.read_letter(record.response or "", letters)
+        if reading.letter is None:
+            return Verdict(False, None, "no_answer", {"note": reading.note} if reading.note else {})
+        return Verdict(reading.letter == gold, reading.letter, "graded", {"via": reading.via})
