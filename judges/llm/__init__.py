@@ -1,0 +1,6 @@
+"""The LLM judge: a model on an OpenAI-compatible server grades responses against reference answers."""
+from judges.llm.judge import LLMJudge
+from judges.llm.parsing import ParseError, parse_confidence, parse_reply
+from judges.llm.prompt import PROMPT_VERSION, prompt_sha256
+
+__all__ = ["LLMJudge", "PROMPT_VERSION", "ParseError", "parse_confidence", "parse_reply", "prompt_sha256"]

@@ -1,0 +1,228 @@
+"""A model as judge over any OpenAI-compatible server: structured verdicts, retries, a verdict cache."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+import openai
+
+from harness.records import GenerationRecord
+from judges.base import Judge, JudgeError, Verdict
+from judges.llm.cache import VerdictCache, cache_key, default_cache_root
+from judges.llm.parsing import ParseError, ParsedVerdict, parse_reply
+from judges.llm.prompt import IMAGE_NOTE, PROMPT_VERSION, RESPONSE_FORMAT, build_messages, prompt_sha256, question_of
+
+log = logging.getLogger(__name__)
+_THINK_END = "</think>"
+
+
+class _Failed(Exception):
+    """The judge could not produce a verdict after its retries."""
+
+    def __init__(self, message: str, attempts: int) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
+def sanitise_model(model: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-.") or "model"
+
+
+class LLMJudge(Judge):
+    """Asks a judge model whether a response's final answer matches the reference answer."""
+
+    is_async = True
+
+    def __init__(self, model: str, base_urls: list[str] | None = None, api_key_env: str = "OPENAI_API_KEY",
+                 concurrency: int = 16, max_tokens: int = 2048, temperature: float = 0.0,
+                 cache_dir: str | Path | None = None, use_cache: bool = True, max_retries: int = 5,
+                 retry_base_delay_s: float = 1.0, timeout_s: float = 120.0, structured_output: bool = True,
+                 pass_images: bool = False, make_nonce: Callable[[], str] | None = None) -> None:
+        if not model:
+            raise JudgeError("the llm judge needs a model: pass --judge-model NAME")
+        if concurrency < 1 or max_retries < 0 or max_tokens < 1:
+            raise JudgeError("judge concurrency and max tokens must be >= 1, max retries >= 0")
+        self.model = model
+        self.base_urls = list(base_urls or [])
+        self.api_key_env = api_key_env
+        self.concurrency = concurrency
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.max_retries = max_retries
+        self.retry_base_delay_s = retry_base_delay_s
+        self.timeout_s = timeout_s
+        self.structured_output = structured_output
+        self.pass_images = pass_images
+        self._make_nonce = make_nonce
+        self.prompt_hash = prompt_sha256()
+        self.judge_id = f"llm-{sanitise_model(model)}-{self.prompt_hash[:8]}"
+        root = Path(cache_dir) if cache_dir else default_cache_root()
+        self.cache = VerdictCache(root / self.judge_id / "cache.jsonl") if use_cache else None
+        self.requests_sent = 0
+        self._clients: list[openai.AsyncOpenAI] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._semaphore: asyncio.Semaphore | None = None
+        self._next_client = 0
+
+    @classmethod
+    def from_options(cls, judge_model: str | None = None, judge_base_url: str | list[str] | None = None,
+                     judge_api_key_env: str = "OPENAI_API_KEY", judge_concurrency: int = 16,
+                     judge_max_tokens: int = 2048, judge_temperature: float = 0.0,
+                     cache_dir: str | Path | None = None, judge_no_cache: bool = False,
+                     judge_max_retries: int = 5, judge_retry_base_delay_s: float = 1.0,
+                     judge_timeout_s: float = 120.0, judge_structured_output: bool = True,
+                     judge_pass_images: bool = False, **ignored: Any) -> "LLMJudge":
+        urls = [judge_base_url] if isinstance(judge_base_url, str) else list(judge_base_url or [])
+        return cls(model=judge_model or "", base_urls=urls, api_key_env=judge_api_key_env or "OPENAI_API_KEY",
+                   concurrency=judge_concurrency or 16, max_tokens=judge_max_tokens or 2048,
+                   temperature=judge_temperature if judge_temperature is not None else 0.0,
+                   cache_dir=cache_dir, use_cache=not judge_no_cache,
+                   max_retries=5 if judge_max_retries is None else judge_max_retries,
+                   retry_base_delay_s=1.0 if judge_retry_base_delay_s is None else judge_retry_base_delay_s,
+                   timeout_s=judge_timeout_s or 120.0, structured_output=judge_structured_output,
+                   pass_images=judge_pass_images)
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "name": "llm", "judge_id": self.judge_id, "model": self.model, "base_urls": self.base_urls,
+            "api_key_env": self.api_key_env, "prompt_version": PROMPT_VERSION, "prompt_sha256": self.prompt_hash,
+            "temperature": self.temperature, "max_tokens": self.max_tokens, "concurrency": self.concurrency,
+            "structured_output": self.structured_output, "max_retries": self.max_retries,
+            "pass_images": self.pass_images, "cache": str(self.cache.path) if self.cache is not None else None,
+        }
+
+    def bind_run_dir(self, run_dir: str | Path) -> None:
+        """Keep this judge's cache beside its grades: runs/NAME/grades/<judge_id>/cache.jsonl."""
+        if self.cache is not None:
+            self.cache = VerdictCache(Path(run_dir) / "grades" / self.judge_id / "cache.jsonl")
+
+    # -- clients -----------------------------------------------------------------------------------
+
+    def _ensure_clients(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._loop is loop and self._clients:
+            return
+        key = os.environ.get(self.api_key_env) or "EMPTY"  # local servers accept any key
+        urls = self.base_urls or [None]  # None: the client's default (OPENAI_BASE_URL or api.openai.com)
+        self._clients = [openai.AsyncOpenAI(base_url=u, api_key=key, max_retries=0, timeout=self.timeout_s)
+                         for u in urls]
+        self._semaphore = asyncio.Semaphore(self.concurrency)
+        self._loop = loop
+
+    def _client(self) -> openai.AsyncOpenAI:
+        client = self._clients[self._next_client % len(self._clients)]
+        self._next_client += 1
+        return client
+
+    async def aclose(self) -> None:
+        for client in self._clients:
+            try:
+                await client.close()
+            except RuntimeError:
+                pass  # its event loop is already gone
+        self._clients = []
+
+    # -- grading -----------------------------------------------------------------------------------
+
+    async def agrade(self, record: GenerationRecord) -> Verdict:
+        base = {"judge_model": self.model, "cached": False}
+        if record.finish_reason == "error":
+            return Verdict(False, None, "no_answer", {**base, "reasoning": "generation failed; nothing to judge"})
+        question, images = question_of(record.messages)
+        response = record.response.rsplit(_THINK_END, 1)[-1].strip()  # grade the answer, not the thinking
+        if not response:
+            return Verdict(False, None, "no_answer", {**base, "confidence": 100, "reasoning": "empty response"})
+        key = cache_key(self.judge_id, record.task, record.item_id, record.sample, question, record.target,
+                        record.response)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            return Verdict(hit["correct"], hit["extracted"], hit["status"], {**hit["detail"], "cached": True})
+
+        if images and not self.pass_images:
+            question, images = f"{question}\n{IMAGE_NOTE}", []
+        messages = build_messages(question, record.target, response, images,
+                                  **({"make_nonce": self._make_nonce} if self._make_nonce else {}))
+        self._ensure_clients()
+        assert self._semaphore is not None
+        async with self._semaphore:
+            try:
+                parsed, mode, attempts = await self._ask(messages)
+            except _Failed as exc:
+                return Verdict(None, None, "judge_error", {**base, "error": str(exc), "attempts": exc.attempts})
+        detail = {**base, "confidence": parsed.confidence, "reasoning": parsed.reasoning, "attempts": attempts,
+                  "output_mode": mode}
+        if parsed.extracted is None:
+            verdict = Verdict(False, None, "no_answer", detail)
+        else:
+            verdict = Verdict(parsed.correct, parsed.extracted, "graded", detail)
+        if self.cache is not None:
+            stored = {"correct": verdict.correct, "extracted": verdict.extracted, "status": verdict.status,
+                      "detail": {k: v for k, v in detail.items() if k != "cached"}}
+            self.cache.put(key, stored, record.item_id, record.sample)
+        return verdict
+
+    def _backoff(self, attempt: int, retry_after: float | None = None) -> float:
+        delay = self.retry_base_delay_s * (2**attempt) * random.uniform(0.5, 1.5)
+        if retry_after is not None:
+            delay = max(delay, retry_after)
+        return min(delay, 60.0)
+
+    async def _ask(self, messages: list[dict[str, Any]]) -> tuple[ParsedVerdict, str, int]:
+        """One verdict with retries on 429/5xx/timeouts/unreadable replies; _Failed when they run out."""
+        last_error = "no attempt made"
+        attempt = 0
+        while attempt <= self.max_retries:
+            structured = self.structured_output
+            kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature,
+                                      "max_tokens": self.max_tokens}
+            if structured:
+                kwargs["response_format"] = RESPONSE_FORMAT
+            retry_after = None
+            try:
+                self.requests_sent += 1
+                reply = await self._client().chat.completions.create(**kwargs)
+                text = reply.choices[0].message.content if reply.choices else None
+                return parse_reply(text), "json_schema" if structured else "text", attempt + 1
+            except openai.BadRequestError as exc:
+                if structured:
+                    # many servers lack json_schema support: ask again in plain text, at no retry cost
+                    log.warning("judge server rejected structured output (%s); using plain-text replies",
+                                exc.status_code)
+                    self.structured_output = False
+                    continue
+                raise _Failed(f"judge request rejected: HTTP 400: {_short(exc)}", attempt + 1) from None
+            except ParseError as exc:
+                last_error = f"unreadable judge reply: {exc}"
+            except (openai.RateLimitError, openai.InternalServerError) as exc:
+                last_error = f"HTTP {exc.status_code}: {_short(exc)}"
+                retry_after = _retry_after(exc)
+            except openai.APIStatusError as exc:
+                if exc.status_code < 500 and exc.status_code not in (408, 409):
+                    raise _Failed(f"judge request failed: HTTP {exc.status_code}: {_short(exc)}", attempt + 1) from None
+                last_error = f"HTTP {exc.status_code}: {_short(exc)}"
+            except openai.APITimeoutError:
+                last_error = f"judge request timed out after {self.timeout_s:g} s"
+            except openai.APIConnectionError as exc:
+                last_error = f"cannot reach judge server: {_short(exc)}"
+            except (AttributeError, TypeError, ValueError) as exc:  # a body the client could not map
+                last_error = f"malformed judge response: {exc}"
+            attempt += 1
+            if attempt <= self.max_retries:
+                await asyncio.sleep(self._backoff(attempt - 1, retry_after))
+        raise _Failed(f"{last_error} (after {attempt} attempts)", attempt)
+
+
+def _short(exc: Exception) -> str:
+    return str(exc).replace("\n", " ")[:200]
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    try:
+        value = exc.response.headers.get("retry-after")
+        return float(value) if value else None
+    except (AttributeError, ValueError):
+        return None
