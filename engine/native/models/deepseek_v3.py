@@ -1,0 +1,155 @@
+"""DeepSeek-V3-style decoder: MLA attention with a latent KV cache, DeepSeekMoE, MTP draft modules.
+
+Load with `DeepseekV3Model.from_folder(path)` or, inside the engine, `from_weights(config, tensors, ...)`.
+The model's KV layout is one latent row (kv_lora_rank + qk_rope_head_dim values) per token per layer,
+for the main layers and then the MTP modules (which attend over their own cached positions).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from engine.native.attention import AttentionMetadata, KVCacheSpec
+from engine.native.models.deepseek_v3_config import DeepseekV3Args, parse_config
+from engine.native.models.deepseek_v3_loader import build_state, mtp_present, read_folder
+from engine.native.models.deepseek_v3_mla import MLAttention, rope_inv_freq
+from engine.native.models.deepseek_v3_moe import MoE, DenseMLP
+
+FP32_PARAMS = ("gate.weight", "gate.e_score_correction_bias")  # routing stays fp32 (HF keeps these fp32 too)
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, args: DeepseekV3Args, moe: bool):
+        super().__init__()
+        self.eps, self.d = args.rms_norm_eps, args.hidden_size
+        self.input_layernorm = nn.Parameter(torch.empty(args.hidden_size), False)
+        self.post_attention_layernorm = nn.Parameter(torch.empty(args.hidden_size), False)
+        self.self_attn = MLAttention(args)
+        self.mlp = MoE(args) if moe else DenseMLP(args.hidden_size, args.intermediate_size)
+
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
+        x = x + self.self_attn(F.rms_norm(x, (self.d,), self.input_layernorm, self.eps), cos, sin, attn)
+        return x + self.mlp(F.rms_norm(x, (self.d,), self.post_attention_layernorm, self.eps))
+
+
+class MTPModule(nn.Module):
+    """One multi-token-prediction module: [enorm(embed(next token)); hnorm(hidden)] -> eh_proj -> block."""
+
+    def __init__(self, args: DeepseekV3Args):
+        super().__init__()
+        d = args.hidden_size
+        self.enorm = nn.Parameter(torch.empty(d), False)
+        self.hnorm = nn.Parameter(torch.empty(d), False)
+        self.eh_proj = nn.Parameter(torch.empty(d, 2 * d), False)
+        self.shared_head_norm = nn.Parameter(torch.empty(d), False)
+        self.block = DecoderLayer(args, moe=True)
+
+
+class DeepseekV3Model(nn.Module):
+    """Main model plus MTP modules; forward returns final-norm hidden states, compute_logits the vocab logits."""
+
+    def __init__(self, args: DeepseekV3Args, num_mtp: int):
+        super().__init__()
+        self.args = args
+        d = args.hidden_size
+        self.embed_tokens = nn.Parameter(torch.empty(args.vocab_size, d), False)
+        self.norm = nn.Parameter(torch.empty(d), False)
+        if not args.tie_word_embeddings:
+            self.lm_head = nn.Parameter(torch.empty(args.vocab_size, d), False)
+        self.layers = nn.ModuleList(DecoderLayer(args, i >= args.first_k_dense_replace)
+                                    for i in range(args.num_hidden_layers))
+        self.mtp = nn.ModuleList(MTPModule(args) for _ in range(num_mtp))
+        inv_freq, self.rope_scale = rope_inv_freq(args)
+        self.register_buffer("inv_freq", inv_freq, persistent=False)
+
+    # ---- construction -------------------------------------------------------------------------------------
+    @classmethod
+    def from_state(cls, args: DeepseekV3Args, tensors: dict[str, torch.Tensor], dtype: torch.dtype = torch.float32,
+                   device: torch.device | str = "cpu", source: str = "checkpoint") -> "DeepseekV3Model":
+        def convert(name: str, t: torch.Tensor) -> torch.Tensor:
+            keep32 = name.endswith(FP32_PARAMS)
+            return t.to(device=device, dtype=torch.float32 if keep32 else dtype).contiguous()
+
+        state, n_mtp = build_state(tensors, args, source, convert)
+        with torch.device("meta"):
+            model = cls(args, n_mtp)
+        model.load_state_dict(state, strict=True, assign=True)
+        inv_freq, _ = rope_inv_freq(args)
+        model.inv_freq = inv_freq.to(device)
+        return model.eval()
+
+    @classmethod
+    def from_folder(cls, folder: str | Path, dtype: torch.dtype = torch.float32,
+                    device: torch.device | str = "cpu") -> "DeepseekV3Model":
+        """Load an HF-style folder (config.json + safetensors, FP8 block-scaled weights dequantised)."""
+        cfg, tensors = read_folder(folder)
+        args = parse_config(cfg, str(Path(folder) / "config.json"))
+        return cls.from_state(args, tensors, dtype, device, source=str(folder))
+
+    @classmethod
+    def from_weights(cls, config, tensors: dict[str, torch.Tensor], dtype: torch.dtype,
+                     device: torch.device) -> "DeepseekV3Model":
+        """Engine entry point: `config.extra` carries the raw config.json dict."""
+        return cls.from_state(parse_config(config.extra, "config.json"), tensors, dtype, device)
+
+    @classmethod
+    def kv_cache_spec(cls, config) -> KVCacheSpec:
+        """One latent row per token per layer; MTP modules get layers after the main ones."""
+        args = parse_config(config.extra, "config.json")
+        return KVCacheSpec(num_layers=args.num_hidden_layers + args.num_nextn_predict_layers,
+                           k_shape=(args.latent_width,), v_shape=None)
+
+    def bind_kv_cache(self, caches: list[tuple[torch.Tensor, torch.Tensor | None]]) -> None:
+        attns = [l.self_attn for l in self.layers] + [m.block.self_attn for m in self.mtp]
+        if len(caches) < len(attns):
+            raise ValueError(f"need {len(attns)} cache layers, got {len(caches)}")
+        for a, (k, _) in zip(attns, caches):
+            a.cache = k
+
+    # ---- forward ------------------------------------------------------------------------------------------
+    def rope(self, positions: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+        freqs = positions.float()[:, None] * self.inv_freq[None]
+        cos, sin = freqs.cos() * self.rope_scale, freqs.sin() * self.rope_scale
+        return cos.to(dtype)[:, None], sin.to(dtype)[:, None]
+
+    def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
+        x = F.embedding(input_ids, self.embed_tokens)
+        cos, sin = self.rope(positions, x.dtype)
+        for layer in self.layers:
+            x = layer(x, cos, sin, attn)
+        return F.rms_norm(x, (self.args.hidden_size,), self.norm, self.args.rms_norm_eps)
+
+    def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        return F.linear(hidden, self.embed_tokens if self.args.tie_word_embeddings else self.lm_head)
+
+    @property
+    def num_mtp(self) -> int:
+        return len(self.mtp)
+
+    def mtp_forward(self, k: int, input_ids: torch.Tensor, positions: torch.Tensor, prev_hidden: torch.Tensor,
+                    attn: AttentionMetadata) -> torch.Tensor:
+        """MTP module k at `positions`: token ids are the tokens one step ahead of prev_hidden's positions."""
+        m, a = self.mtp[k], self.args
+        d, eps = a.hidden_size, a.rms_norm_eps
+        e = F.rms_norm(F.embedding(input_ids, self.embed_tokens), (d,), m.enorm, eps)
+        h = F.rms_norm(prev_hidden, (d,), m.hnorm, eps)
+        x = F.linear(torch.cat([e, h], dim=-1), m.eh_proj)
+        cos, sin = self.rope(positions, x.dtype)
+        return m.block(x, cos, sin, attn)
+
+    def mtp_logits(self, k: int, hidden: torch.Tensor) -> torch.Tensor:
+        a = self.args
+        return self.compute_logits(F.rms_norm(hidden, (a.hidden_size,), self.mtp[k].shared_head_norm, a.rms_norm_eps))
+
+    def kv_bytes_per_token(self, dtype: torch.dtype = torch.bfloat16, include_mtp: bool = False) -> dict[str, int]:
+        """Latent-cache bytes per token vs a per-head K/V layout of the same model."""
+        a, size = self.args, torch.empty((), dtype=dtype).element_size()
+        n = a.num_hidden_layers + (self.num_mtp if include_mtp else 0)
+        return {"latent": n * a.latent_width * size, "full_kv": n * a.full_kv_width * size}
+
+
+def has_mtp_weights(tensors: dict[str, torch.Tensor], args: DeepseekV3Args) -> bool:
+    return mtp_present(tensors, args)

@@ -1,0 +1,91 @@
+"""Tiny random DeepSeek-V3 checkpoints written to disk (HF layout + MTP layer), and helpers to run them."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+TINY = dict(
+    vocab_size=97, hidden_size=64, intermediate_size=96, moe_intermediate_size=32, num_hidden_layers=3,
+    num_attention_heads=4, num_key_value_heads=4, n_shared_experts=1, n_routed_experts=8,
+    routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_rope_head_dim=8, v_head_dim=12,
+    qk_nope_head_dim=16, n_group=4, topk_group=2, num_experts_per_tok=2, first_k_dense_replace=1,
+    max_position_embeddings=256, num_nextn_predict_layers=1, bos_token_id=0, eos_token_id=1,
+    rope_parameters={"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                     "original_max_position_embeddings": 64, "mscale": 1.0, "mscale_all_dim": 0.707,
+                     "beta_fast": 32, "beta_slow": 1},
+)
+
+
+def _randomise(model: torch.nn.Module, seed: int) -> None:
+    # Larger than HF's 0.02 init so logits are well separated and greedy ties never decide a test.
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.dim() == 1:
+                p.copy_(1.0 + 0.1 * torch.randn(p.shape, generator=g))
+            else:
+                p.copy_(0.15 * torch.randn(p.shape, generator=g))
+        for name, b in model.named_buffers():
+            if name.endswith("e_score_correction_bias"):
+                b.copy_(0.1 * torch.randn(b.shape, generator=g))
+
+
+def _mtp_tensors(cfg: dict, state: dict[str, torch.Tensor], seed: int) -> dict[str, torch.Tensor]:
+    """MTP module tensors named model.layers.{N}.* as DeepSeek ships them (a MoE block + enorm/hnorm/eh_proj/head)."""
+    g = torch.Generator().manual_seed(seed + 1)
+    n, d = cfg["num_hidden_layers"], cfg["hidden_size"]
+    src = f"model.layers.{n - 1}."
+    out = {}
+    for k, v in state.items():
+        if k.startswith(src):
+            scale = 0.1 if v.dim() == 1 else 0.15
+            base = 1.0 if v.dim() == 1 and not k.endswith("bias") else 0.0
+            out[f"model.layers.{n}." + k[len(src):]] = base + scale * torch.randn(v.shape, generator=g)
+    p = f"model.layers.{n}."
+    out[p + "enorm.weight"] = 1.0 + 0.1 * torch.randn(d, generator=g)
+    out[p + "hnorm.weight"] = 1.0 + 0.1 * torch.randn(d, generator=g)
+    out[p + "eh_proj.weight"] = 0.15 * torch.randn(d, 2 * d, generator=g)
+    out[p + "shared_head.norm.weight"] = 1.0 + 0.1 * torch.randn(d, generator=g)
+    out[p + "embed_tokens.weight"] = state["model.embed_tokens.weight"].clone()
+    out[p + "shared_head.head.weight"] = state["lm_head.weight"].clone()
+    return out
+
+
+def make_checkpoint(folder: Path, seed: int = 0, mtp: bool = True, **overrides) -> Path:
+    """Write config.json + model.safetensors for a tiny random DeepSeek-V3 (HF's own save layout)."""
+    from safetensors.torch import load_file, save_file
+    from transformers import DeepseekV3Config, DeepseekV3ForCausalLM
+    cfg = {**TINY, **overrides}
+    torch.manual_seed(seed)
+    model = DeepseekV3ForCausalLM(DeepseekV3Config(**cfg))
+    _randomise(model, seed)
+    model.save_pretrained(folder)
+    state = load_file(str(folder / "model.safetensors"))
+    if mtp and cfg.get("num_nextn_predict_layers"):
+        state.update(_mtp_tensors(cfg, state, seed))
+        save_file(state, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    return folder
+
+
+def load_hf(folder: Path):
+    from transformers import DeepseekV3ForCausalLM
+    from transformers.utils import logging
+    logging.set_verbosity_error()  # the MTP layer is an "unexpected key" for HF; that is expected
+    return DeepseekV3ForCausalLM.from_pretrained(folder, dtype=torch.float32, attn_implementation="eager").eval()
+
+
+def rel_err(a: torch.Tensor, b: torch.Tensor) -> float:
+    return float((a - b).norm() / b.norm())
+
+
+@pytest.fixture(scope="session")
+def tiny_ckpt(tmp_path_factory) -> Path:
+    return make_checkpoint(tmp_path_factory.mktemp("dsv3"))
+
+
+@pytest.fixture(scope="session")
+def tiny_hf(tiny_ckpt):
+    return load_hf(tiny_ckpt)
