@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from judges.rules.extract import committed_text, iter_boxed, retracted_after
+from judges.rules.extract import FULLWIDTH, committed_text, iter_boxed, retracted_after
 from judges.rules.numbers import MAX_ANSWER_CHARS, clean_answer, integer_value
 
 PARSER_VERSION = "aime-v1"
@@ -69,8 +69,13 @@ def _phrase_answer(text: str, end: int) -> str | None:
 def read_aime(response: str) -> AimeReading:
     """Find the last committed final answer in a response and read its integer value."""
     text, think_open = committed_text(response)
+    text = text.translate(FULLWIDTH)
     best: tuple[int, int, str, str] | None = None  # (start, end, answer text, via)
+    cut_off: int | None = None
     for box in iter_boxed(text):
+        if box.body is None:
+            cut_off = box.start
+            continue
         body = box.body.strip()
         if body.lower().strip("$ ") in _PLACEHOLDERS:
             continue
@@ -82,6 +87,9 @@ def read_aime(response: str) -> AimeReading:
         span = _phrase_answer(text, m.end())
         if span is not None:
             best = (m.start(), m.end() + len(span), span, "phrase")
+    if cut_off is not None and (best is None or cut_off > best[0]):
+        # The response stops inside its last \boxed{: the answer it was writing is unknown.
+        return AimeReading(None, None, None, "last boxed answer not closed")
     if best is None:
         return AimeReading(None, None, None, "think block not closed" if think_open else None)
     start, end, answer, via = best

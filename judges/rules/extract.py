@@ -57,11 +57,11 @@ class Boxed:
 
     start: int
     end: int
-    body: str
+    body: str | None  # None when the braces never close (a response cut off mid-answer)
 
 
 def iter_boxed(text: str):
-    """Every boxed answer in order, with nested braces matched; unbalanced ones are skipped."""
+    """Every boxed answer in order, with nested braces matched; an unclosed one has body None."""
     for m in _BOX_RE.finditer(text):
         pos = m.end()
         if pos < len(text) and text[pos] == "{":
@@ -72,6 +72,8 @@ def iter_boxed(text: str):
                 if depth == 0:
                     yield Boxed(m.start(), b.end(), text[pos + 1:b.start()])
                     break
+            else:
+                yield Boxed(m.start(), len(text), None)  # cut off or unbalanced: no answer here
         else:
             tok = _BARE_BOX_TOKEN_RE.match(text, pos)
             if tok and tok.group():

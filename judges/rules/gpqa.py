@@ -24,6 +24,7 @@ _ANCHORS = (
     r"|^[ \t#>*_]*final\s+answer[ \t*_]*$"
 )
 _BOXED = r"\\boxed\s*\{\s*(?:\\(?:text|textbf|textrm|mathrm|mathbf)\s*\{\s*)?\(?"
+_QUOTES = "\"'“‘`«「"
 _FOLLOW_OK = ".,;:!)]}*_$\\\n"  # what may follow an unwrapped lower-case letter (so "is a mixture" is no answer)
 
 
@@ -69,6 +70,8 @@ def read_letter(response: str, letters: tuple[str, ...] = DEFAULT_LETTERS) -> Gp
     for m in anchored.finditer(text):
         name = next(k for k in ("letter", "bletter", "oletter", "sletter") if m.group(k))
         letter = m.group(name)
+        if m.start() > 0 and text[m.start() - 1] in _QUOTES:
+            continue  # a quoted format instruction ('end with "Answer: X"'), not an answer
         if name == "letter" and letter.islower():
             # An unwrapped lower-case letter after "the answer is" is usually the article "a".
             wrapped = any(c in m.group("wrap") for c in "([{*\\$")
@@ -76,7 +79,7 @@ def read_letter(response: str, letters: tuple[str, ...] = DEFAULT_LETTERS) -> Gp
             if not wrapped and nxt and nxt not in _FOLLOW_OK:
                 continue
         if letter.upper() not in valid:
-            if letter.upper() != "I":  # "Answer: I think..." is a pronoun, not a choice
+            if letter.upper() not in ("I", "X"):  # "Answer: I think...", a placeholder X: not choices
                 rejected = (m.start(name), letter.upper())
             continue
         best = (m.start(name), m.end(), letter.upper(), "anchor")

@@ -24,7 +24,7 @@ _OPS = {"\\cdot": "*", "\\times": "*", "\\div": "/", "\\ast": "*"}
 
 def clean_answer(text: str) -> str:
     """Strip math delimiters, text wrappers, degrees, units and spacing from a final answer."""
-    s = text.strip()
+    s = text.strip().replace("−", "-")  # U+2212, the typeset minus
     for _ in range(3):  # \text{\textbf{25}}
         s2 = _WRAPPER_RE.sub(r" \1 ", s)
         if s2 == s:

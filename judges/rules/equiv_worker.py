@@ -1,0 +1,165 @@
+"""The sympy side of math_equiv, run in a child process so a runaway simplify can be killed.
+
+Protocol: one JSON object per line on stdin ({"a": ..., "b": ...}), one per line on stdout
+({"result": true | false | null}); the first line written is {"ready": true}.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+
+from judges.rules.latex import Answer, LatexError, structure, to_expr
+
+MAX_NODES = 400  # sympy tree nodes per side, before evaluation
+MAX_ITEMS = 16  # elements of a set or tuple
+_MAX_EXPONENT = 1000
+_MAX_DIGITS = 5000
+_ATTRIBUTE_RE = re.compile(r"\.(?!\d)|(?<![\d\s(+\-*/^,])\.")  # a dot that is not a decimal point
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_ALLOWED_CHARS_RE = re.compile(r"[0-9A-Za-z_+\-*/^()., !]*")
+_FUNCS = {"sqrt", "root", "pi", "oo", "E", "I", "log", "exp", "sin", "cos", "tan", "cot", "sec", "csc",
+          "asin", "acos", "atan", "sinh", "cosh", "tanh", "binomial", "factorial"}
+
+
+class Undecided(Exception):
+    """Outside what this checker can decide safely; the answer is None."""
+
+
+def _safe_source(expr: str) -> str:
+    # parse_expr evaluates Python: allow only arithmetic, known functions and one-letter symbols.
+    if not _ALLOWED_CHARS_RE.fullmatch(expr) or "__" in expr or _ATTRIBUTE_RE.search(expr):
+        raise Undecided("characters")
+
+    def ident(m: re.Match) -> str:
+        name = m.group()
+        if name in _FUNCS:
+            return name
+        if name in ("e", "i"):  # Euler's number and the imaginary unit, as answers use them
+            return {"e": "E", "i": "I"}[name]
+        if name.isalpha() and len(name) <= 3:  # "xy" is x*y, as a reader would take it
+            return "*".join(name)
+        raise Undecided(f"name {name!r}")
+
+    return _IDENT_RE.sub(ident, expr)
+
+
+def _parse(item: str):
+    import sympy
+    from sympy.parsing.sympy_parser import (convert_xor, factorial_notation, implicit_multiplication_application,
+                                            parse_expr, rationalize, standard_transformations)
+
+    item = re.sub(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*=(?!=)", "", item)
+    try:
+        source = _safe_source(to_expr(item))
+    except LatexError as exc:
+        raise Undecided(str(exc)) from exc
+    if not source.strip():
+        raise Undecided("empty")
+    transforms = standard_transformations + (implicit_multiplication_application, convert_xor, rationalize,
+                                             factorial_notation)
+    try:
+        raw = parse_expr(source, transformations=transforms, evaluate=False)
+    except Exception as exc:  # sympy raises many kinds on bad syntax
+        raise Undecided(f"parse: {exc}") from exc
+    _guard(raw, sympy)
+    try:
+        return parse_expr(source, transformations=transforms, evaluate=True)
+    except Exception as exc:
+        raise Undecided(f"evaluate: {exc}") from exc
+
+
+def _guard(expr, sympy) -> None:
+    """Refuse trees that are too big or numbers that would take unbounded time to build."""
+    count = 0
+    for node in sympy.preorder_traversal(expr):
+        count += 1
+        if count > MAX_NODES:
+            raise Undecided("expression too large")
+        if isinstance(node, sympy.Pow) and node.exp.is_number:
+            exp = abs(float(node.exp.evalf(15)))
+            base = node.base
+            if exp > _MAX_EXPONENT:
+                raise Undecided("exponent too large")
+            if base.is_number and exp * math.log10(max(2.0, abs(float(base.evalf(15))))) > _MAX_DIGITS:
+                raise Undecided("power too large")
+        if isinstance(node, sympy.factorial) and node.args[0].is_number and abs(float(node.args[0].evalf(15))) > 1000:
+            raise Undecided("factorial too large")
+
+
+def _scalar_equal(a, b) -> bool | None:
+    import sympy
+
+    if a == b:
+        return True
+    diff = sympy.simplify(a - b)
+    if diff == 0:
+        return True
+    verdict = diff.equals(0)
+    return None if verdict is None else bool(verdict)
+
+
+def _items_equal(xs: list, ys: list, ordered: bool) -> bool | None:
+    if len(xs) != len(ys):
+        return False
+    if ordered:
+        results = [_scalar_equal(x, y) for x, y in zip(xs, ys)]
+        if False in results:
+            return False
+        return None if None in results else True
+    remaining = list(ys)
+    undecided = False
+    for x in xs:
+        for j, y in enumerate(remaining):
+            r = _scalar_equal(x, y)
+            if r:
+                del remaining[j]
+                break
+            undecided |= r is None
+        else:
+            return None if undecided else False
+    return True
+
+
+def compare(a_text: str, b_text: str) -> bool | None:
+    """Whether two answers denote the same value or collection; None when it cannot be decided."""
+    a, b = structure(a_text), structure(b_text)
+    if len(a.items) > MAX_ITEMS or len(b.items) > MAX_ITEMS:
+        raise Undecided("too many items")
+    if a.kind == "interval" and b.kind == "tuple" and len(b.items) == 2:
+        b = Answer("interval", b.items)  # "(1, 2)" next to an interval is the open interval
+    if b.kind == "interval" and a.kind == "tuple" and len(a.items) == 2:
+        a = Answer("interval", a.items)
+    if a.kind == "scalar" and b.kind == "set" and len(b.items) == 1:
+        b = Answer("scalar", b.items)
+    if b.kind == "scalar" and a.kind == "set" and len(a.items) == 1:
+        a = Answer("scalar", a.items)
+    if a.kind != b.kind:
+        return False
+    if a.kind == "interval" and (a.left_closed, a.right_closed) != (b.left_closed, b.right_closed):
+        return False
+    xs, ys = [_parse(x) for x in a.items], [_parse(y) for y in b.items]
+    return _items_equal(xs, ys, ordered=a.kind != "set")
+
+
+def main() -> None:
+    import sympy  # noqa: F401  (imported before "ready" so the first request is not charged for it)
+
+    out = sys.stdout
+    out.write('{"ready": true}\n')
+    out.flush()
+    for line in sys.stdin:
+        try:
+            req = json.loads(line)
+            result = compare(req["a"], req["b"])
+        except (Undecided, RecursionError, ValueError, TypeError, KeyError):
+            result = None
+        except Exception:  # an unexpected sympy failure is undecided, never a crash of the worker
+            result = None
+        out.write(json.dumps({"result": result}) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

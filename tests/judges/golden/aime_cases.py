@@ -1,0 +1,139 @@
+"""Golden AIME responses, written the way reasoning models answer, with the verdict each must get.
+
+Each case: id, response, target (as in the dataset, possibly zero-padded), and the expected
+status, extracted value and correctness. finish_reason is "stop" unless given.
+"""
+
+# A reasoning block as R1-style models write it: exploratory, with intermediate boxed values.
+THINK_WITH_BOXES = r"""<think>
+Okay, so I need to find the number of ordered pairs $(a, b)$ with $1 \le a, b \le 50$ such that $a^2 + b^2$ is divisible by $5$.
+
+Let me think about squares mod 5. Squares mod 5 are $0, 1, 4$. So $a^2 + b^2 \equiv 0$ means either both are $0$, or one is $1$ and the other is $4$.
+
+Numbers from 1 to 50 divisible by 5: there are 10. So both-zero pairs: $10 \cdot 10 = 100$. So that part is \boxed{100}.
+
+Residues giving $a^2 \equiv 1$: $a \equiv 1, 4$, that's 20 numbers. Residues giving $a^2 \equiv 4$: $a \equiv 2, 3$, also 20 numbers.
+
+So pairs with one 1 and one 4: $20 \cdot 20 \cdot 2 = 800$. Hmm wait, is that right? Ordered pairs: $(a, b)$ with $a^2 \equiv 1, b^2 \equiv 4$ gives 400, and the reverse gives 400. So 800.
+
+Total $= 100 + 800 = 900$. Let me double check with a smaller case, $1 \le a, b \le 5$: pairs are $(5,5)$, and $(1,2),(1,3),(4,2),(4,3)$ and reverses: $1 + 8 = 9$. Formula: $1 + 2 \cdot 2 \cdot 2 = 9$. Good.
+
+So the answer would be \boxed{900}. The problem says to put the final answer in \boxed{}, so I'll do that.
+</think>
+
+"""
+
+# A long non-reasoning-model style derivation (no think tags) with answers restated along the way.
+LONG_DERIVATION = r"""We want the remainder when $N = \sum_{k=1}^{100} k \cdot 2^k$ is divided by $1000$.
+
+**Step 1.** Use the closed form $\sum_{k=1}^{n} k x^k = \frac{x - (n+1)x^{n+1} + n x^{n+2}}{(1-x)^2}$.
+With $x = 2$ and $n = 100$: $N = 2 - 101 \cdot 2^{101} + 100 \cdot 2^{102} = 2 + 2^{101}(200 - 101) = 2 + 99 \cdot 2^{101}$.
+
+**Step 2.** Compute $2^{101} \bmod 1000$. Since $2^{10} = 1024 \equiv 24$, we get $2^{100} \equiv 24^{10}$.
+$24^2 = 576$, $24^4 \equiv 576^2 = 331776 \equiv 776$, $24^8 \equiv 776^2 = 602176 \equiv 176$,
+so $24^{10} \equiv 176 \cdot 576 = 101376 \equiv 376$. Then $2^{101} \equiv 752$.
+
+**Step 3.** $99 \cdot 752 = 74448 \equiv 448$, and $N \equiv 2 + 448 = 450$.
+"""
+
+CASES = [
+    # --- where the final answer sits ---------------------------------------------------------------
+    dict(id="think-then-boxed-final", response=THINK_WITH_BOXES + "Squares mod 5 are 0, 1, 4, so the count is $100 + 800$.\n\n**Final Answer**\n\\[\n\\boxed{900}\n\\]",
+         target="900", status="graded", extracted="900", correct=True),
+    dict(id="think-boxes-ignored-final-wrong", response=THINK_WITH_BOXES + "The total is $\\boxed{800}$.",
+         target="900", status="graded", extracted="800", correct=False),
+    dict(id="answer-only-inside-think", response=THINK_WITH_BOXES.replace("</think>\n\n", "") + "</think>\n\nI hope this helps!",
+         target="900", status="no_answer", extracted=None, correct=False),
+    dict(id="think-never-closed-truncated", response=THINK_WITH_BOXES.replace("</think>", "Wait, I should double check the reverse pairs"),
+         target="900", status="no_answer", extracted=None, correct=False, finish_reason="length"),
+    dict(id="close-tag-only-template-opened-think", response="Let me set up coordinates... so maybe \\boxed{14}.\n</think>\n\nPlacing the triangle on axes gives the area $\\boxed{84}$.",
+         target="84", status="graded", extracted="84", correct=True),
+    dict(id="two-think-blocks-last-wins", response="<think>try 1: \\boxed{5}</think>Partial result.<think>recheck: \\boxed{6}</think>\n\nThe answer is $\\boxed{7}$.",
+         target="7", status="graded", extracted="7", correct=True),
+    dict(id="intermediate-boxes-then-final", response="Part (i): the number of red tiles is \\boxed{12}.\nPart (ii): blue tiles \\boxed{24}.\nCombining, the total is \\boxed{36}.",
+         target="036", status="graded", extracted="36", correct=True),
+    dict(id="quoted-instruction-empty-box-first", response="The problem asks to put the final answer within \\boxed{}. Counting the lattice points gives $\\boxed{113}$.",
+         target="113", status="graded", extracted="113", correct=True),
+    dict(id="quoted-instruction-after-answer", response="Therefore $m + n = 113$, so the answer is $\\boxed{113}$.\n\n(As requested, the final answer is given in \\boxed{}.)",
+         target="113", status="graded", extracted="113", correct=True),
+    dict(id="placeholder-box-only", response="Please put your final answer in \\boxed{answer}. I was unable to complete the computation.",
+         target="113", status="no_answer", extracted=None, correct=False),
+    dict(id="empty-response", response="", target="113", status="no_answer", extracted=None, correct=False),
+    dict(id="no-final-answer-prose", response=LONG_DERIVATION + "\nI am not confident in step 2, so I will stop here.",
+         target="450", status="no_answer", extracted=None, correct=False),
+    dict(id="long-derivation-then-answer-line", response=LONG_DERIVATION + "\nAnswer: 450",
+         target="450", status="graded", extracted="450", correct=True),
+    dict(id="long-derivation-the-answer-is", response=LONG_DERIVATION + "\nSo the answer is 450.",
+         target="450", status="graded", extracted="450", correct=True),
+    # --- answer forms ------------------------------------------------------------------------------
+    dict(id="boxed-no-braces", response="Hence the number of paths is \\boxed 204", target="204", status="graded", extracted="204", correct=True),
+    dict(id="boxed-no-braces-period", response="So we get $\\boxed 204$.", target="204", status="graded", extracted="204", correct=True),
+    dict(id="fbox", response="Final: \\fbox{204}", target="204", status="graded", extracted="204", correct=True),
+    dict(id="answer-colon", response="The sum telescopes.\n\nAnswer: 204", target="204", status="graded", extracted="204", correct=True),
+    dict(id="answer-uppercase", response="ANSWER: 204", target="204", status="graded", extracted="204", correct=True),
+    dict(id="final-answer-heading-next-line", response="Summing the cases gives 33.\n\n**Final Answer**\n\n33", target="033", status="graded", extracted="33", correct=True),
+    dict(id="final-answer-colon-bold", response="**Final Answer:** 204", target="204", status="graded", extracted="204", correct=True),
+    dict(id="answer-bold-inside", response="**Answer: 204**", target="204", status="graded", extracted="204", correct=True),
+    dict(id="answer-then-boxed", response="Answer: $\\boxed{204}$", target="204", status="graded", extracted="204", correct=True),
+    dict(id="minerva-style", response="Final Answer: The final answer is $204$. I hope it is correct.", target="204", status="graded", extracted="204", correct=True),
+    dict(id="the-final-answer-is-inline-math", response="Thus the final answer is \\(\\boxed{204}\\).", target="204", status="graded", extracted="204", correct=True),
+    dict(id="display-math-box", response="$$\\boxed{204}$$", target="204", status="graded", extracted="204", correct=True),
+    dict(id="answer-is-correct-is-not-an-answer", response="We obtain \\boxed{25}. I believe the answer is correct.", target="25", status="graded", extracted="25", correct=True),
+    dict(id="answer-is-words", response="The answer is twenty-five.", target="25", status="no_answer", extracted=None, correct=False),
+    dict(id="answer-is-with-clause", response="So the answer is 12, since each pair is counted twice.", target="12", status="graded", extracted="12", correct=True),
+    dict(id="answer-paren-math-inline", response="Therefore the answer is \\(204\\).", target="204", status="graded", extracted="204", correct=True),
+    # --- normalisation -----------------------------------------------------------------------------
+    dict(id="zero-padded-target", response="\\boxed{25}", target="025", status="graded", extracted="25", correct=True),
+    dict(id="zero-padded-answer", response="\\boxed{025}", target="25", status="graded", extracted="25", correct=True),
+    dict(id="both-padded", response="The answer is $\\boxed{007}$.", target="007", status="graded", extracted="7", correct=True),
+    dict(id="m-plus-n-rhs", response="Since $m = 7$ and $n = 18$, we have $\\boxed{m+n=25}$.", target="025", status="graded", extracted="25", correct=True),
+    dict(id="equation-before-box", response="Hence $m + n = \\boxed{25}$.", target="25", status="graded", extracted="25", correct=True),
+    dict(id="x-equals-in-box", response="\\boxed{x = 25}", target="25", status="graded", extracted="25", correct=True),
+    dict(id="degrees-circ", response="The angle is $\\boxed{25^\\circ}$.", target="25", status="graded", extracted="25", correct=True),
+    dict(id="degrees-braced-circ", response="$\\angle ABC = \\boxed{25^{\\circ}}$", target="25", status="graded", extracted="25", correct=True),
+    dict(id="degree-sign", response="\\boxed{25°}", target="25", status="graded", extracted="25", correct=True),
+    dict(id="degrees-word", response="\\boxed{30 \\text{ degrees}}", target="30", status="graded", extracted="30", correct=True),
+    dict(id="text-units", response="\\boxed{\\text{25 cm}}", target="25", status="graded", extracted="25", correct=True),
+    dict(id="text-units-squared", response="The area is $\\boxed{84 \\text{ cm}^2}$.", target="84", status="graded", extracted="84", correct=True),
+    dict(id="units-after-answer-colon", response="Final answer: 25 dollars.", target="25", status="graded", extracted="25", correct=True),
+    dict(id="dollar-sign-currency", response="She paid $\\boxed{\\$25}$ in total.", target="25", status="graded", extracted="25", correct=True),
+    dict(id="textbf-and-mathrm", response="\\boxed{\\textbf{204}} and restated: \\boxed{\\mathrm{204}}", target="204", status="graded", extracted="204", correct=True),
+    dict(id="nested-braces", response="\\boxed{{25}}", target="25", status="graded", extracted="25", correct=True),
+    dict(id="integer-decimal", response="\\boxed{25.0}", target="25", status="graded", extracted="25", correct=True),
+    dict(id="integer-decimal-two-places", response="The expected value is $\\boxed{25.00}$.", target="25", status="graded", extracted="25", correct=True),
+    dict(id="trailing-period-phrase", response="The answer is 25.", target="25", status="graded", extracted="25", correct=True),
+    dict(id="dfrac-integer-valued", response="\\boxed{\\dfrac{50}{2}}", target="25", status="graded", extracted="25", correct=True),
+    dict(id="frac-not-integer", response="\\boxed{\\frac{3}{4}}", target="75", status="graded", extracted="\\frac{3}{4}", correct=False),
+    dict(id="no-tolerance", response="\\boxed{720.05}", target="720", status="graded", extracted="720.05", correct=False),
+    dict(id="percent-not-rescaled-fraction", response="The probability is $\\boxed{0.25}$.", target="25", status="graded", extracted="0.25", correct=False),
+    dict(id="percent-sign-kept-value", response="The discount is $\\boxed{25\\%}$.", target="25", status="graded", extracted="25", correct=True),
+    dict(id="thousands-comma-out-of-range", response="\\boxed{1,000}", target="999", status="graded", extracted="1000", correct=False),
+    dict(id="thousands-thin-space", response="\\boxed{1\\,000}", target="0", status="graded", extracted="1000", correct=False),
+    dict(id="phrase-thousands-out-of-range", response="The answer is 1,024.", target="24", status="graded", extracted="1024", correct=False),
+    dict(id="negative-out-of-range", response="\\boxed{-5}", target="5", status="graded", extracted="-5", correct=False),
+    dict(id="unicode-minus", response="\\boxed{−5}", target="5", status="graded", extracted="-5", correct=False),
+    dict(id="full-width-digits", response="答案是 \\boxed{２５}", target="25", status="graded", extracted="25", correct=True),
+    dict(id="power-integer-valued", response="\\boxed{2^{5}}", target="32", status="graded", extracted="32", correct=True),
+    dict(id="product-integer-valued", response="\\boxed{3 \\times 7}", target="21", status="graded", extracted="21", correct=True),
+    dict(id="two-values-in-box", response="\\boxed{12, 13}", target="12", status="graded", extracted="12, 13", correct=False),
+    dict(id="text-no-solution", response="**Final Answer**\n\\boxed{\\text{No solution}}", target="0", status="graded", extracted="No solution", correct=False),
+    dict(id="zero-answer", response="No such $n$ exists below the bound, so the count is \\boxed{0}.", target="000", status="graded", extracted="0", correct=True),
+    # --- abandoned and re-committed answers --------------------------------------------------------
+    dict(id="abandoned-then-corrected-phrase", response="So the answer is 31. Wait, that's wrong: I double counted the diagonal. Correcting, the answer is 29.",
+         target="29", status="graded", extracted="29", correct=True),
+    dict(id="abandoned-box-no-replacement", response="Thus $\\boxed{31}$.\n\nWait, that's wrong — the case $n = 0$ must be excluded. Let me redo the count:",
+         target="30", status="no_answer", extracted=None, correct=False, finish_reason="length"),
+    dict(id="made-a-mistake-no-replacement", response="\\boxed{64}\n\nHmm, I made a mistake in the second case; the factor should be 3, not 2, so",
+         target="96", status="no_answer", extracted=None, correct=False, finish_reason="length"),
+    dict(id="retracted-then-bold-final", response="Answer: 17\n\nHmm, that's wrong; I forgot the degenerate triangle.\n\n**Final Answer:** 18",
+         target="18", status="graded", extracted="18", correct=True),
+    dict(id="double-check-confirms", response="Final Answer: \\boxed{204}.\n\nWait, let me verify: $12 \\times 17 = 204$. Yes, that is consistent.",
+         target="204", status="graded", extracted="204", correct=True),
+    dict(id="box-cut-off-mid-answer", response="First \\boxed{12} for the inner sum; so the total is \\boxed{20",
+         target="204", status="no_answer", extracted=None, correct=False, finish_reason="length"),
+    dict(id="earlier-phrase-later-box", response="I first thought the answer is 15, but recounting the symmetric cases carefully gives \\boxed{21}.",
+         target="21", status="graded", extracted="21", correct=True),
+    dict(id="later-phrase-overrides-earlier-box", response="A first pass gives \\boxed{15}. Recounting the symmetric cases, the final answer is 21.",
+         target="21", status="graded", extracted="21", correct=True),
+    dict(id="multiple-boxes-last-part", response="(a) \\boxed{3}\n(b) \\boxed{7}", target="7", status="graded", extracted="7", correct=True),
+]
