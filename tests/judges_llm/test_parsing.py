@@ -1,0 +1,52 @@
+"""Judge replies: JSON and plain text, confidence in its common spellings, and replies that carry no verdict."""
+import pytest
+
+from judges.llm import ParseError, parse_confidence, parse_reply
+
+
+@pytest.mark.parametrize("value, expected", [
+    (85, 85), ("85", 85), ("85%", 85), ("85 %", 85), (0.85, 85), ("0.85", 85), (1.0, 100), ("1.0", 100),
+    (1, 1), ("1%", 1), ("0", 0), (None, 100), ("", 100), ("not stated", 100), (150, 100), (-5, 0),
+    ("Confidence: 72%", 72), ("0.5%", 0), (True, 100), ("99.6", 100),
+])
+def test_confidence_spellings(value, expected):
+    assert parse_confidence(value) == expected
+
+
+def test_json_reply():
+    v = parse_reply('{"extracted_final_answer": "42", "reasoning": "same", "correct": "yes", "confidence": "85%"}')
+    assert (v.extracted, v.correct, v.confidence, v.reasoning) == ("42", True, 85, "same")
+
+
+def test_json_in_a_code_fence_with_prose_around_it():
+    v = parse_reply('Here is my verdict:\n```json\n{"extracted_final_answer": "B", "reasoning": "r", '
+                    '"correct": "no", "confidence": 0.4}\n```')
+    assert (v.extracted, v.correct, v.confidence) == ("B", False, 40)
+
+
+def test_plain_text_lines_with_markdown_and_multiline_reasoning():
+    text = ("**extracted_final_answer:** 3/4\n**reasoning:** The response says 3/4.\nThe reference is 0.75, "
+            "the same value.\n**correct:** Yes\n**confidence:** 90%\n")
+    v = parse_reply(text)
+    assert v.extracted == "3/4" and v.correct is True and v.confidence == 90
+    assert "0.75" in v.reasoning
+
+
+def test_confidence_absent_means_100():
+    v = parse_reply("extracted_final_answer: 7\nreasoning: differs\ncorrect: no")
+    assert (v.correct, v.confidence) == (False, 100)
+
+
+@pytest.mark.parametrize("none", ["None", "none", "null", "", "N/A"])
+def test_no_final_answer_reads_as_none(none):
+    v = parse_reply(f'{{"extracted_final_answer": "{none}", "reasoning": "", "correct": "no", "confidence": 100}}')
+    assert v.extracted is None
+
+
+@pytest.mark.parametrize("text", [
+    "", "   ", "I think it is right.", '{"extracted_final_answer": "4", "reasoning": "r"}',
+    "extracted_final_answer: 4\ncorrect: maybe", '{"correct": "yes", "confidence": 100}',
+])
+def test_replies_without_a_verdict_are_parse_errors(text):
+    with pytest.raises(ParseError):
+        parse_reply(text)
