@@ -1,0 +1,172 @@
+"""NativeEngine: the harness Engine over LLMEngine, stepping in a background thread (continuous batching)."""
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+import time
+from typing import Any, AsyncIterator
+
+from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, StreamDelta
+from engine.native.llm_engine import LLMEngine, RequestOutput
+
+# EngineOptions.extra keys passed through to LLMEngine.
+_EXTRA_KEYS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching")
+
+
+def _text_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Flatten OpenAI content-part lists to strings (text parts only; images are rejected earlier)."""
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if p.get("type") == "text")
+        out.append({**m, "content": content if content is not None else ""})
+    return out
+
+
+class NativeEngine(Engine):
+    name = "native"
+    supports_images = False
+
+    def __init__(self, engine: LLMEngine):
+        self.engine = engine
+        self._inbox: queue.Queue = queue.Queue()
+        self._sinks: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = {}
+        self._closed = False
+        self._fatal: str | None = None
+        self._counter = 0
+        self._thread = threading.Thread(target=self._loop, name="native-engine", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def from_options(cls, options: EngineOptions) -> "NativeEngine":
+        extra = {k: options.extra[k] for k in _EXTRA_KEYS if k in options.extra}
+        engine = LLMEngine(model=options.model, device=options.device, dtype=options.dtype, threads=options.threads,
+                           kv_cache_gib=options.kv_cache_gib if options.kv_cache_gib is not None else 1.0,
+                           max_model_len=options.max_model_len, max_num_seqs=options.max_num_seqs or 256, **extra)
+        return cls(engine)
+
+    # ---- engine thread ----------------------------------------------------------------------------
+    def _loop(self) -> None:
+        eng = self.engine
+        while not self._closed:
+            try:
+                # Block only when idle; otherwise pick up new work between steps.
+                cmd = self._inbox.get(timeout=0.5) if not eng.has_unfinished() else self._inbox.get_nowait()
+            except queue.Empty:
+                cmd = None
+            while cmd is not None:
+                self._apply(cmd)
+                try:
+                    cmd = self._inbox.get_nowait()
+                except queue.Empty:
+                    cmd = None
+            if not eng.has_unfinished():
+                continue
+            try:
+                outputs = eng.step().outputs
+            except Exception as exc:  # a bug or device fault: fail in-flight requests, keep serving
+                self._fail_all(f"engine step failed: {type(exc).__name__}: {exc}")
+                continue
+            for o in outputs:
+                self._deliver(o.request_id, o)
+
+    def _apply(self, cmd: tuple) -> None:
+        if cmd[0] == "add":
+            _, rid, ids, params = cmd
+            try:
+                self.engine.add_request(ids, params, rid)
+            except Exception as exc:
+                self._deliver(rid, exc)
+        elif cmd[0] == "abort":
+            self.engine.abort(cmd[1])
+
+    def _deliver(self, rid: str, item: Any) -> None:
+        sink = self._sinks.get(rid)
+        if sink is not None:
+            loop, q = sink
+            try:
+                loop.call_soon_threadsafe(q.put_nowait, item)
+            except RuntimeError:  # the caller's loop is closed; nobody is listening
+                self._sinks.pop(rid, None)
+
+    def _fail_all(self, error: str) -> None:
+        for rid in list(self._sinks):
+            self.engine.abort(rid)
+            self._deliver(rid, EngineError(error))
+        self.engine.step()  # drain the abort outputs
+
+    # ---- Engine API -------------------------------------------------------------------------------
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        t0 = time.perf_counter()
+        if request.has_images:
+            yield self._error_delta("this model takes no images (text-only); the request has image parts", t0)
+            return
+        if self._closed:
+            yield self._error_delta("engine is closed", t0)
+            return
+        try:
+            prompt = self.engine.tokenizer.render_chat(_text_messages(request.messages))
+            ids = self.engine.tokenizer.encode(prompt)
+        except Exception as exc:
+            yield self._error_delta(f"could not render the chat template: {exc}", t0)
+            return
+        self._counter += 1
+        rid = f"{request.request_id}#{self._counter}"  # unique even when a caller reuses ids
+        q: asyncio.Queue = asyncio.Queue()
+        self._sinks[rid] = (asyncio.get_running_loop(), q)
+        self._inbox.put(("add", rid, ids, request.params))
+        first: float | None = None
+        finished = False
+        try:
+            while True:
+                item = await q.get()
+                if isinstance(item, BaseException):
+                    finished = True
+                    yield self._error_delta(str(item), t0, prompt_tokens=len(ids))
+                    return
+                o: RequestOutput = item
+                if first is None and o.token_ids:
+                    first = time.perf_counter()
+                if not o.finished:
+                    if o.new_text:
+                        yield StreamDelta(text=o.new_text, token_count=len(o.new_token_ids))
+                    continue
+                finished = True
+                done = Completion(
+                    text=o.text, finish_reason=o.finish_reason or "error", prompt_tokens=len(ids),
+                    completion_tokens=len(o.token_ids), latency_s=time.perf_counter() - t0,
+                    ttft_s=(first - t0) if first is not None else None, error=o.error,
+                    logprobs=list(o.logprobs) if o.logprobs is not None else None,
+                    extra={"cached_tokens": o.num_cached_tokens})
+                yield StreamDelta(text=o.new_text, token_count=len(o.new_token_ids), final=done)
+                return
+        finally:
+            self._sinks.pop(rid, None)
+            if not finished:  # the caller went away: free the KV blocks now
+                self._inbox.put(("abort", rid))
+
+    @staticmethod
+    def _error_delta(error: str, t0: float, prompt_tokens: int = 0) -> StreamDelta:
+        c = Completion.failed(error, latency_s=time.perf_counter() - t0)
+        c.prompt_tokens = prompt_tokens
+        return StreamDelta(text="", final=c)
+
+    async def chat(self, request: ChatRequest) -> Completion:
+        final = None
+        async for delta in self.stream(request):
+            if delta.final is not None:
+                final = delta.final
+        return final if final is not None else Completion.failed("stream ended without a result")
+
+    async def check_ready(self) -> None:
+        if self._closed:
+            raise EngineError("engine is closed")
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, **self.engine.describe()}
+
+    async def aclose(self) -> None:
+        self._closed = True
+        await asyncio.get_running_loop().run_in_executor(None, self._thread.join, 5.0)

@@ -1,0 +1,138 @@
+"""KV block allocation: fixed-size blocks, reference counts, prefix caching by chained block hash."""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from engine.native.sequence import Sequence
+
+
+class Block:
+    __slots__ = ("block_id", "ref_count", "hash", "token_ids")
+
+    def __init__(self, block_id: int):
+        self.block_id = block_id
+        self.ref_count = 0
+        self.hash: int | None = None
+        self.token_ids: tuple[int, ...] = ()
+
+
+def block_hash(token_ids: tuple[int, ...], prefix_hash: int | None) -> int:
+    # Chained: a block's identity includes everything before it.
+    return hash((prefix_hash, token_ids))
+
+
+class BlockManager:
+    """Hands out blocks; a freed block keeps its hash until reused, so later requests can hit it."""
+
+    def __init__(self, num_blocks: int, block_size: int, enable_prefix_caching: bool = True):
+        self.block_size = block_size
+        self.enable_prefix_caching = enable_prefix_caching
+        self.blocks = [Block(i) for i in range(num_blocks)]
+        # Block 0 is the KV cache's zeroed null block (padding target) and is never handed out.
+        # Free blocks in LRU order: blocks freed longest ago are reused first, keeping recent prefixes.
+        self.free: OrderedDict[int, None] = OrderedDict((i, None) for i in range(1, num_blocks))
+        self.hash_to_block: dict[int, int] = {}
+        self.queries = 0  # prompt blocks looked up
+        self.hits = 0
+
+    @property
+    def num_blocks(self) -> int:
+        return len(self.blocks) - 1  # usable blocks
+
+    @property
+    def num_free(self) -> int:
+        return len(self.free)
+
+    def blocks_for(self, num_tokens: int) -> int:
+        return (num_tokens + self.block_size - 1) // self.block_size
+
+    def _chain_hashes(self, token_ids: list[int], n_blocks: int) -> list[int]:
+        out, h, bs = [], None, self.block_size
+        for i in range(n_blocks):
+            h = block_hash(tuple(token_ids[i * bs:(i + 1) * bs]), h)
+            out.append(h)
+        return out
+
+    def lookup_prefix(self, seq: Sequence) -> list[int]:
+        """Block ids of the longest cached prefix; the last token is always left to compute."""
+        if not self.enable_prefix_caching:
+            return []
+        n = (seq.num_tokens - 1) // self.block_size
+        hits = []
+        for i, h in enumerate(self._chain_hashes(seq.token_ids, n)):
+            bid = self.hash_to_block.get(h)
+            bs = self.block_size
+            if bid is None or self.blocks[bid].token_ids != tuple(seq.token_ids[i * bs:(i + 1) * bs]):
+                break
+            hits.append(bid)
+        return hits
+
+    def admit(self, seq: Sequence, num_new_tokens_after_hits: int) -> bool:
+        """Give a waiting seq its cached prefix plus blocks for the next chunk; False when short of blocks."""
+        hits = self.lookup_prefix(seq)
+        cached = len(hits) * self.block_size
+        need_new = self.blocks_for(cached + num_new_tokens_after_hits) - len(hits)
+        from_free = sum(1 for b in hits if self.blocks[b].ref_count == 0)
+        if need_new + from_free > self.num_free:
+            return False
+        if self.enable_prefix_caching:
+            self.queries += (seq.num_tokens - 1) // self.block_size
+            self.hits += len(hits)
+        for bid in hits:
+            self._take(bid)
+        seq.block_table = list(hits)
+        seq.num_hashed_blocks = len(hits)
+        seq.num_computed_tokens = cached
+        seq.num_cached_tokens = cached
+        self.grow(seq, cached + num_new_tokens_after_hits)
+        return True
+
+    def _take(self, bid: int) -> None:
+        b = self.blocks[bid]
+        if b.ref_count == 0:
+            del self.free[bid]
+        b.ref_count += 1
+
+    def can_grow(self, seq: Sequence, num_tokens: int) -> bool:
+        return self.blocks_for(num_tokens) - len(seq.block_table) <= self.num_free
+
+    def grow(self, seq: Sequence, num_tokens: int) -> None:
+        """Make the block table cover `num_tokens` tokens (caller checked can_grow)."""
+        for _ in range(self.blocks_for(num_tokens) - len(seq.block_table)):
+            bid, _ = self.free.popitem(last=False)
+            b = self.blocks[bid]
+            if b.hash is not None and self.hash_to_block.get(b.hash) == bid:
+                del self.hash_to_block[b.hash]  # evict the stale prefix entry
+            b.hash, b.token_ids, b.ref_count = None, (), 1
+            seq.block_table.append(bid)
+
+    def register_computed(self, seq: Sequence) -> None:
+        """Publish newly completed full blocks (K/V written) to the prefix cache."""
+        if not self.enable_prefix_caching:
+            return
+        bs = self.block_size
+        full = seq.num_computed_tokens // bs
+        prev = self.blocks[seq.block_table[seq.num_hashed_blocks - 1]].hash if seq.num_hashed_blocks else None
+        for i in range(seq.num_hashed_blocks, full):
+            ids = tuple(seq.token_ids[i * bs:(i + 1) * bs])
+            h = block_hash(ids, prev)
+            b = self.blocks[seq.block_table[i]]
+            if b.hash is None:
+                b.hash, b.token_ids = h, ids
+                self.hash_to_block.setdefault(h, b.block_id)
+            prev = b.hash
+        seq.num_hashed_blocks = max(seq.num_hashed_blocks, full)
+
+    def free_seq(self, seq: Sequence) -> None:
+        # Reversed so a sequence's tail blocks are reused before its prefix (which others may share).
+        for bid in reversed(seq.block_table):
+            b = self.blocks[bid]
+            b.ref_count -= 1
+            if b.ref_count == 0:
+                self.free[bid] = None
+        seq.block_table = []
+        seq.num_hashed_blocks = 0
+        seq.num_computed_tokens = 0
+
+    def prefix_hit_rate(self) -> float:
+        return self.hits / self.queries if self.queries else 0.0

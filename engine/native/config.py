@@ -1,0 +1,38 @@
+"""Model and engine configuration dataclasses."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ModelConfig:
+    """Architecture facts read from GGUF metadata or an HF config.json."""
+
+    architecture: str  # normalised family name, e.g. "llama", "qwen2"
+    vocab_size: int
+    hidden_size: int
+    intermediate_size: int
+    num_layers: int
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    rope_theta: float = 10000.0
+    rms_norm_eps: float = 1e-5
+    max_position: int = 2048
+    tie_embeddings: bool = True
+    qkv_bias: bool = False
+    bos_token_id: int | None = None
+    eos_token_ids: tuple[int, ...] = ()
+    extra: dict = field(default_factory=dict)  # architecture-specific fields (e.g. MLA ranks)
+
+
+@dataclass
+class EngineConfig:
+    """Scheduler and cache settings for one LLMEngine."""
+
+    kv_cache_bytes: int = 1 << 30
+    block_size: int = 16
+    max_num_seqs: int = 256
+    max_num_batched_tokens: int = 2048  # token budget per step (prefill chunks + decodes)
+    max_model_len: int | None = None  # defaults to the model's context length
+    enable_prefix_caching: bool = True

@@ -1,0 +1,133 @@
+"""Read a GGUF file: config, tokenizer metadata and dequantised tensors under HF parameter names."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from engine.base import EngineError
+from engine.native.config import ModelConfig
+
+# GGUF architectures we read, and whether llama.cpp's converter permuted Q/K rows for its rope layout.
+_PERMUTED_QK = {"llama": True, "qwen2": False}
+
+_LAYER_NAMES = {
+    "attn_norm": "input_layernorm", "ffn_norm": "post_attention_layernorm",
+    "attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj", "attn_v": "self_attn.v_proj",
+    "attn_output": "self_attn.o_proj", "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj",
+    "ffn_down": "mlp.down_proj",
+}
+_GLOBAL_NAMES = {"token_embd.weight": "model.embed_tokens.weight", "output_norm.weight": "model.norm.weight",
+                 "output.weight": "lm_head.weight"}
+
+
+@dataclass
+class GGUFContents:
+    config: ModelConfig
+    tokenizer: dict[str, Any]  # tokens, merges, token_type, bos/eos ids, pre, chat_template
+    tensors: dict[str, torch.Tensor]
+
+
+def _field(reader, key: str, default: Any = None) -> Any:
+    f = reader.fields.get(key)
+    if f is None:
+        return default
+    return f.contents()
+
+
+def _open(path: Path):
+    from gguf import GGUFReader
+    try:
+        return GGUFReader(str(path))
+    except Exception as exc:  # the gguf package raises ValueError/struct errors on bad files
+        raise EngineError(f"{path}: not a readable GGUF file ({exc})") from exc
+
+
+def read_gguf_config(path: Path) -> tuple[ModelConfig, dict[str, Any], Any]:
+    """Parse metadata only (fast); returns config, tokenizer metadata and the open reader."""
+    from engine.native.models import check_architecture
+    reader = _open(path)
+    arch = _field(reader, "general.architecture")
+    check_architecture(arch, str(path))
+    p = arch + "."
+    n_heads = int(_field(reader, p + "attention.head_count"))
+    hidden = int(_field(reader, p + "embedding_length"))
+    tokens = _field(reader, "tokenizer.ggml.tokens") or []
+    names = {t.name for t in reader.tensors}
+    eos = _field(reader, "tokenizer.ggml.eos_token_id")
+    eot = _field(reader, "tokenizer.ggml.eot_token_id")
+    config = ModelConfig(
+        architecture=arch,
+        vocab_size=int(_field(reader, p + "vocab_size", len(tokens))),
+        hidden_size=hidden,
+        intermediate_size=int(_field(reader, p + "feed_forward_length")),
+        num_layers=int(_field(reader, p + "block_count")),
+        num_heads=n_heads,
+        num_kv_heads=int(_field(reader, p + "attention.head_count_kv", n_heads)),
+        head_dim=int(_field(reader, p + "attention.key_length", hidden // n_heads)),
+        rope_theta=float(_field(reader, p + "rope.freq_base", 10000.0)),
+        rms_norm_eps=float(_field(reader, p + "attention.layer_norm_rms_epsilon", 1e-5)),
+        max_position=int(_field(reader, p + "context_length", 2048)),
+        tie_embeddings="output.weight" not in names,
+        qkv_bias="blk.0.attn_q.bias" in names,
+        bos_token_id=_field(reader, "tokenizer.ggml.bos_token_id"),
+        eos_token_ids=tuple(sorted({int(t) for t in (eos, eot) if t is not None})),
+    )
+    tok = {
+        "model": _field(reader, "tokenizer.ggml.model"),
+        "pre": _field(reader, "tokenizer.ggml.pre"),
+        "tokens": tokens,
+        "merges": _field(reader, "tokenizer.ggml.merges") or [],
+        "token_type": _field(reader, "tokenizer.ggml.token_type") or [],
+        "bos_token_id": config.bos_token_id,
+        "eos_token_id": eos,
+        "add_bos_token": bool(_field(reader, "tokenizer.ggml.add_bos_token", False)),
+        "chat_template": _field(reader, "tokenizer.chat_template"),
+    }
+    return config, tok, reader
+
+
+def _unpermute(w: np.ndarray, n_head: int) -> np.ndarray:
+    # Inverse of llama.cpp convert_hf_to_gguf.py `permute`, back to HF's rotate-half row order.
+    rows = w.shape[0]
+    return w.reshape(n_head, rows // n_head // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def _hf_name(name: str) -> str | None:
+    if name in _GLOBAL_NAMES:
+        return _GLOBAL_NAMES[name]
+    m = re.fullmatch(r"blk\.(\d+)\.(\w+)\.(weight|bias)", name)
+    if not m or m.group(2) not in _LAYER_NAMES:
+        return None
+    return f"model.layers.{m.group(1)}.{_LAYER_NAMES[m.group(2)]}.{m.group(3)}"
+
+
+def read_gguf(path: Path) -> GGUFContents:
+    """Dequantise every tensor into float32 torch tensors named as in HF checkpoints."""
+    from gguf import GGMLQuantizationType, quants
+    config, tok, reader = read_gguf_config(path)
+    permute = _PERMUTED_QK.get(config.architecture, False)
+    tensors: dict[str, torch.Tensor] = {}
+    for t in reader.tensors:
+        name = _hf_name(t.name)
+        if name is None:
+            continue  # rope_freqs and other derived tensors are recomputed
+        shape = tuple(int(s) for s in reversed(t.shape))
+        if t.tensor_type in (GGMLQuantizationType.F32, GGMLQuantizationType.F16):
+            arr = np.asarray(t.data).astype(np.float32).reshape(shape)
+        else:
+            try:
+                arr = quants.dequantize(t.data, t.tensor_type).reshape(shape)
+            except NotImplementedError as exc:
+                raise EngineError(f"{path}: tensor {t.name} uses {t.tensor_type.name}, which cannot be dequantised "
+                                  f"by this gguf package") from exc
+        if permute and name.endswith(("q_proj.weight", "q_proj.bias")):
+            arr = _unpermute(arr, config.num_heads)
+        elif permute and name.endswith(("k_proj.weight", "k_proj.bias")):
+            arr = _unpermute(arr, config.num_kv_heads)
+        tensors[name] = torch.from_numpy(np.ascontiguousarray(arr, dtype=np.float32))
+    return GGUFContents(config=config, tokenizer=tok, tensors=tensors)

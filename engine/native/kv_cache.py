@@ -1,0 +1,31 @@
+"""The paged KV cache: one flat slot-indexed tensor per layer (and per K/V), sized from a byte budget."""
+from __future__ import annotations
+
+import torch
+
+from engine.base import EngineError
+from engine.native.attention import KVCacheSpec
+
+
+class KVCache:
+    def __init__(self, spec: KVCacheSpec, budget_bytes: int, block_size: int, dtype: torch.dtype,
+                 device: torch.device):
+        per_block = spec.bytes_per_token(dtype) * block_size
+        self.num_blocks = int(budget_bytes // per_block)  # includes the reserved null block 0
+        if self.num_blocks < 2:
+            raise EngineError(f"KV cache budget of {budget_bytes} bytes holds no usable block "
+                              f"(one block of {block_size} tokens needs {per_block} bytes and one is reserved)")
+        self.block_size = block_size
+        self.spec = spec
+        self.bytes = self.num_blocks * per_block
+        slots = self.num_blocks * block_size
+        # Uninitialised (so untouched pages cost no resident memory) except the null block 0, which is
+        # zeroed: padded attention reads point there, and masked garbage could be NaN (0 * NaN = NaN).
+        self.caches: list[tuple[torch.Tensor, torch.Tensor | None]] = []
+        for _ in range(spec.num_layers):
+            k = torch.empty(slots, *spec.k_shape, dtype=dtype, device=device)
+            v = torch.empty(slots, *spec.v_shape, dtype=dtype, device=device) if spec.v_shape is not None else None
+            k[:block_size].zero_()
+            if v is not None:
+                v[:block_size].zero_()
+            self.caches.append((k, v))

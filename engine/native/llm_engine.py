@@ -1,0 +1,236 @@
+"""LLMEngine: the step-level API (add_request / step / abort) over scheduler, runner, sampler, detokenizer."""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+
+import torch
+
+from engine.base import EngineError, SamplingParams
+from engine.native.block_manager import BlockManager
+from engine.native.config import EngineConfig
+from engine.native.detokenizer import Detokenizer
+from engine.native.device import dtype_name, resolve_device, resolve_dtype, set_threads
+from engine.native.kv_cache import KVCache
+from engine.native.model_registry import resolve_model
+from engine.native.model_runner import ModelRunner
+from engine.native.models import model_class
+from engine.native.sampler import sample
+from engine.native.scheduler import Scheduler
+from engine.native.sequence import Sequence
+from engine.native.tokenizer import Tokenizer
+from engine.native.weight_cache import load_weights
+
+
+@dataclass
+class RequestOutput:
+    """A request's progress after a step: new_text is what may be shown now (stop-string prefixes held back)."""
+
+    request_id: str
+    prompt_token_ids: list[int]
+    token_ids: list[int]
+    new_token_ids: list[int]
+    text: str
+    new_text: str
+    finished: bool
+    finish_reason: str | None = None  # "stop" | "length" | "error"
+    error: str | None = None
+    logprobs: list[float] | None = None
+    num_cached_tokens: int = 0
+    arrival_time: float = 0.0
+    first_token_time: float | None = None
+    finish_time: float | None = None
+
+
+@dataclass
+class StepStats:
+    num_seqs: int = 0
+    num_prefill_tokens: int = 0  # prompt tokens computed this step (excludes prefix-cache hits)
+    num_cached_tokens: int = 0  # prompt tokens served from the prefix cache for sequences admitted this step
+    num_decode_tokens: int = 0
+    num_preempted: int = 0
+    elapsed_s: float = 0.0
+
+
+@dataclass
+class StepOutput:
+    outputs: list[RequestOutput] = field(default_factory=list)
+    stats: StepStats = field(default_factory=StepStats)
+
+
+class LLMEngine:
+    """Owns the model and the KV cache; every call runs on the caller's thread."""
+
+    def __init__(self, model: str | None = None, device: str | None = None, dtype: str | None = None,
+                 threads: int | None = None, kv_cache_gib: float = 1.0, block_size: int = 16,
+                 max_num_seqs: int = 256, max_num_batched_tokens: int = 2048, max_model_len: int | None = None,
+                 enable_prefix_caching: bool = True):
+        self.device = resolve_device(device)
+        self.dtype = resolve_dtype(dtype, self.device)
+        self.threads = set_threads(threads, self.device)
+        resolved = resolve_model(model)
+        t0 = time.perf_counter()
+        weights = load_weights(resolved, self.dtype)
+        self.model_name, self.model_path, self.model_sha256 = resolved.name, resolved.path, weights.sha256
+        self.model_config = weights.config
+        cls = model_class(self.model_config.architecture)
+        self.model = cls.from_weights(self.model_config, weights.tensors, self.dtype, self.device)
+        del weights.tensors
+        self.tokenizer = Tokenizer(weights.tokenizer_json, weights.chat_template, weights.special_tokens)
+        self.load_s = time.perf_counter() - t0
+        self.loaded_from_cache = weights.from_cache
+        ctx = self.model_config.max_position
+        if max_model_len is not None and max_model_len > ctx:
+            raise EngineError(f"max_model_len {max_model_len} exceeds the model's context length {ctx}")
+        self.config = EngineConfig(kv_cache_bytes=int(kv_cache_gib * (1 << 30)), block_size=block_size,
+                                   max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
+                                   max_model_len=max_model_len or ctx, enable_prefix_caching=enable_prefix_caching)
+        self.kv = KVCache(cls.kv_cache_spec(self.model_config), self.config.kv_cache_bytes, block_size,
+                          self.dtype, self.device)
+        self.model.bind_kv_cache(self.kv.caches)
+        self.block_manager = BlockManager(self.kv.num_blocks, block_size, enable_prefix_caching)
+        self.scheduler = Scheduler(self.config, self.block_manager)
+        self.runner = ModelRunner(self.model, self.kv, self.device)
+        self.eos_ids = set(self.model_config.eos_token_ids)
+        self._seqs: dict[str, Sequence] = {}
+        self._detok: dict[str, Detokenizer] = {}
+        self._pending: list[RequestOutput] = []  # outputs produced outside step() (rejections, aborts)
+        self._ids = itertools.count()
+
+    # ---- requests -------------------------------------------------------------------------------
+    def add_request(self, prompt_token_ids: list[int], params: SamplingParams | None = None,
+                    request_id: str | None = None) -> str:
+        """Queue a request; a request that can never run finishes with an error on the next step."""
+        params = params or SamplingParams()
+        rid = request_id if request_id is not None else f"req-{next(self._ids)}"
+        if rid in self._seqs:
+            raise ValueError(f"request id {rid!r} is already in use")
+        seq = Sequence(rid, prompt_token_ids, params)
+        self._seqs[rid] = seq
+        self._detok[rid] = Detokenizer(self.tokenizer, params.stop)
+        vocab = self.model_config.vocab_size
+        limit = self.config.max_model_len
+        if not prompt_token_ids:
+            return self._reject(seq, "prompt is empty")
+        if any(not 0 <= t < vocab for t in prompt_token_ids):
+            return self._reject(seq, f"prompt has token ids outside the vocabulary (0..{vocab - 1})")
+        if len(prompt_token_ids) >= limit:
+            return self._reject(seq, f"prompt has {len(prompt_token_ids)} tokens; the context length is {limit}, "
+                                     f"which leaves no room to generate")
+        self.scheduler.add(seq)
+        return rid
+
+    def _reject(self, seq: Sequence, error: str) -> str:
+        seq.error = error
+        seq.finish_reason = "error"
+        seq.finish_time = time.perf_counter()
+        self._pending.append(self._finish_output(seq, ""))
+        return seq.request_id
+
+    def abort(self, request_id: str) -> bool:
+        """Stop a request now and free its KV blocks; False when it is unknown or already finished."""
+        seq = self._seqs.get(request_id)
+        if seq is None or seq.is_finished or seq.finish_reason:
+            return False
+        self.scheduler.finish(seq)
+        seq.finish_reason, seq.error = "error", "aborted"
+        seq.finish_time = time.perf_counter()
+        self._pending.append(self._finish_output(seq, ""))
+        return True
+
+    def has_unfinished(self) -> bool:
+        return self.scheduler.has_unfinished() or bool(self._pending)
+
+    # ---- one step ---------------------------------------------------------------------------------
+    def step(self) -> StepOutput:
+        t0 = time.perf_counter()
+        out = StepOutput(outputs=self._pending)
+        self._pending = []
+        batch, failed = self.scheduler.schedule()
+        for seq in failed:
+            seq.finish_reason = "error"
+            seq.status = seq.status.FINISHED
+            seq.finish_time = time.perf_counter()
+            out.outputs.append(self._finish_output(seq, ""))
+        st = out.stats
+        st.num_preempted = batch.num_preempted
+        if batch.empty:
+            st.elapsed_s = time.perf_counter() - t0
+            return out
+        seqs, counts = batch.seqs, batch.num_new_tokens
+        st.num_seqs = len(seqs)
+        for seq, n in zip(seqs, counts):
+            if n == 1 and seq.num_output_tokens > 0 and seq.num_computed_tokens == seq.num_tokens - 1:
+                st.num_decode_tokens += 1
+            else:
+                st.num_prefill_tokens += n
+            if seq.num_cached_tokens and seq.num_computed_tokens == seq.num_cached_tokens:  # admitted now
+                st.num_cached_tokens += seq.num_cached_tokens
+        logits, rows = self.runner.run(seqs, counts)
+        sampled = [i for i, r in enumerate(rows) if r >= 0]
+        tokens, logprobs = (sample(logits, [seqs[i] for i in sampled]) if sampled else ([], None))
+        now = time.perf_counter()
+        for seq, n in zip(seqs, counts):
+            seq.num_computed_tokens += n
+            self.block_manager.register_computed(seq)
+        for k, i in enumerate(sampled):
+            seq = seqs[i]
+            tok = tokens[k]
+            seq.token_ids.append(tok)
+            if seq.first_token_time is None:
+                seq.first_token_time = now
+            if seq.logprobs is not None:
+                seq.logprobs.append(logprobs[k])
+            out.outputs.append(self._after_token(seq, tok))
+        st.elapsed_s = time.perf_counter() - t0
+        return out
+
+    def _after_token(self, seq: Sequence, tok: int) -> RequestOutput:
+        p = seq.params
+        reason = None
+        is_stop_token = tok in self.eos_ids or tok in p.stop_token_ids
+        if is_stop_token:
+            reason = "stop"
+        elif seq.num_output_tokens >= p.max_tokens or seq.num_tokens >= self.config.max_model_len:
+            reason = "length"
+        detok = self._detok[seq.request_id]
+        new_text, hit = detok.feed([] if is_stop_token else [tok], final=reason is not None)
+        if hit:
+            reason = "stop"
+        if reason is None:
+            return RequestOutput(seq.request_id, seq.token_ids[:seq.num_prompt_tokens], seq.output_token_ids, [tok],
+                                 detok.text, new_text, False, logprobs=seq.logprobs,
+                                 arrival_time=seq.arrival_time, first_token_time=seq.first_token_time)
+        seq.finish_reason = reason
+        seq.finish_time = time.perf_counter()
+        self.scheduler.finish(seq)
+        return self._finish_output(seq, new_text, [tok])
+
+    def _finish_output(self, seq: Sequence, new_text: str, new_ids: list[int] | None = None) -> RequestOutput:
+        detok = self._detok.pop(seq.request_id, None)
+        self._seqs.pop(seq.request_id, None)
+        seq.status = seq.status.FINISHED
+        return RequestOutput(seq.request_id, seq.token_ids[:seq.num_prompt_tokens], seq.output_token_ids,
+                             new_ids or [], detok.text if detok else "", new_text, True,
+                             finish_reason=seq.finish_reason or "error", error=seq.error, logprobs=seq.logprobs,
+                             num_cached_tokens=seq.num_cached_tokens,
+                             arrival_time=seq.arrival_time, first_token_time=seq.first_token_time,
+                             finish_time=seq.finish_time)
+
+    # ---- introspection ----------------------------------------------------------------------------
+    def kv_stats(self) -> dict:
+        bm = self.block_manager
+        return {"num_blocks": bm.num_blocks, "blocks_free": bm.num_free, "blocks_used": bm.num_blocks - bm.num_free,
+                "block_size": bm.block_size, "kv_cache_bytes": self.kv.bytes,
+                "prefix_cache_hit_rate": bm.prefix_hit_rate(), "preemptions": self.scheduler.total_preemptions}
+
+    def describe(self) -> dict:
+        return {"model": self.model_name, "model_path": str(self.model_path), "model_sha256": self.model_sha256,
+                "architecture": self.model_config.architecture, "device": str(self.device),
+                "dtype": dtype_name(self.dtype), "threads": self.threads,
+                "kv_cache_bytes": self.kv.bytes, "kv_cache_tokens": self.kv.num_blocks * self.config.block_size,
+                "block_size": self.config.block_size, "max_model_len": self.config.max_model_len,
+                "max_num_seqs": self.config.max_num_seqs,
+                "max_num_batched_tokens": self.config.max_num_batched_tokens,
+                "prefix_caching": self.config.enable_prefix_caching, "torch": torch.__version__}

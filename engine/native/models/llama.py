@@ -1,0 +1,120 @@
+"""Llama-family decoder (Llama, SmolLM2, Qwen2 with q/k/v biases): RMSNorm, RoPE, GQA, SwiGLU."""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from engine.native.attention import AttentionMetadata, KVCacheSpec, paged_attention
+from engine.native.config import ModelConfig
+
+
+def _rope_tables(config: ModelConfig, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    # Same arithmetic as HF's default rope (fp32 inv_freq, cos/sin of cat(freqs, freqs)).
+    d = config.head_dim
+    inv_freq = 1.0 / (config.rope_theta ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+    pos = torch.arange(config.max_position, dtype=torch.float32)
+    freqs = torch.outer(pos, inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().to(device), emb.sin().to(device)
+
+
+class LlamaLayer(nn.Module):
+    def __init__(self, config: ModelConfig, w: dict[str, torch.Tensor]):
+        super().__init__()
+        self.c = config
+        self.q_size = config.num_heads * config.head_dim
+        self.kv_size = config.num_kv_heads * config.head_dim
+        self.qkv_w = nn.Parameter(w["qkv_w"], False)
+        self.qkv_b = nn.Parameter(w["qkv_b"], False) if "qkv_b" in w else None
+        self.o_w = nn.Parameter(w["o_w"], False)
+        self.gate_up_w = nn.Parameter(w["gate_up_w"], False)
+        self.down_w = nn.Parameter(w["down_w"], False)
+        self.in_norm = nn.Parameter(w["in_norm"], False)
+        self.post_norm = nn.Parameter(w["post_norm"], False)
+        self.k_cache: torch.Tensor | None = None
+        self.v_cache: torch.Tensor | None = None
+
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
+        c = self.c
+        T = x.shape[0]
+        h = F.rms_norm(x, (c.hidden_size,), self.in_norm, c.rms_norm_eps)
+        qkv = F.linear(h, self.qkv_w, self.qkv_b)
+        qk = qkv[:, : self.q_size + self.kv_size].view(T, c.num_heads + c.num_kv_heads, c.head_dim)
+        v = qkv[:, self.q_size + self.kv_size:].view(T, c.num_kv_heads, c.head_dim)
+        half = c.head_dim // 2
+        rot = torch.cat((-qk[..., half:], qk[..., :half]), dim=-1)
+        qk = qk * cos + rot * sin
+        q, k = qk[:, : c.num_heads], qk[:, c.num_heads:]
+        self.k_cache.index_copy_(0, attn.slot_mapping, k)
+        self.v_cache.index_copy_(0, attn.slot_mapping, v)
+        o = paged_attention(q, self.k_cache, self.v_cache, attn)
+        x = x + F.linear(o, self.o_w)
+        h = F.rms_norm(x, (c.hidden_size,), self.post_norm, c.rms_norm_eps)
+        gu = F.linear(h, self.gate_up_w)
+        g, u = gu.chunk(2, dim=-1)
+        return x + F.linear(F.silu(g) * u, self.down_w)
+
+
+class LlamaModel(nn.Module):
+    """forward(input_ids, positions, attn) -> final-normed hidden states; compute_logits on chosen rows."""
+
+    def __init__(self, config: ModelConfig, tensors: dict[str, torch.Tensor]):
+        super().__init__()
+        self.config = config
+        self.embed = nn.Parameter(tensors["embed"], False)
+        self.layers = nn.ModuleList(
+            LlamaLayer(config, {k.split(".", 2)[2]: v for k, v in tensors.items() if k.startswith(f"layers.{i}.")})
+            for i in range(config.num_layers))
+        self.norm = nn.Parameter(tensors["norm"], False)
+        lm_head = tensors.get("lm_head")
+        self.lm_head = self.embed if (config.tie_embeddings or lm_head is None) else nn.Parameter(lm_head, False)
+        self.cos: torch.Tensor | None = None
+        self.sin: torch.Tensor | None = None
+
+    @classmethod
+    def kv_cache_spec(cls, config: ModelConfig) -> KVCacheSpec:
+        shape = (config.num_kv_heads, config.head_dim)
+        return KVCacheSpec(num_layers=config.num_layers, k_shape=shape, v_shape=shape)
+
+    @classmethod
+    def convert_weights(cls, config: ModelConfig, hf: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """HF-named tensors -> this class's layout (fused q/k/v and gate/up); the weight cache stores the result
+        so a cached load maps tensors straight in without copies."""
+        out = {"embed": hf["model.embed_tokens.weight"], "norm": hf["model.norm.weight"]}
+        if not config.tie_embeddings and "lm_head.weight" in hf:
+            out["lm_head"] = hf["lm_head.weight"]
+        for i in range(config.num_layers):
+            p = f"model.layers.{i}."
+            a, m = p + "self_attn.", p + "mlp."
+            out[f"layers.{i}.qkv_w"] = torch.cat([hf[a + "q_proj.weight"], hf[a + "k_proj.weight"], hf[a + "v_proj.weight"]])
+            if config.qkv_bias:
+                out[f"layers.{i}.qkv_b"] = torch.cat([hf[a + "q_proj.bias"], hf[a + "k_proj.bias"], hf[a + "v_proj.bias"]])
+            out[f"layers.{i}.o_w"] = hf[a + "o_proj.weight"]
+            out[f"layers.{i}.gate_up_w"] = torch.cat([hf[m + "gate_proj.weight"], hf[m + "up_proj.weight"]])
+            out[f"layers.{i}.down_w"] = hf[m + "down_proj.weight"]
+            out[f"layers.{i}.in_norm"] = hf[p + "input_layernorm.weight"]
+            out[f"layers.{i}.post_norm"] = hf[p + "post_attention_layernorm.weight"]
+        return out
+
+    @classmethod
+    def from_weights(cls, config: ModelConfig, tensors: dict[str, torch.Tensor], dtype: torch.dtype,
+                     device: torch.device) -> "LlamaModel":
+        model = cls(config, tensors).to(device=device, dtype=dtype)
+        cos, sin = _rope_tables(config, device)
+        model.cos, model.sin = cos.to(dtype).unsqueeze(1), sin.to(dtype).unsqueeze(1)
+        return model
+
+    def bind_kv_cache(self, caches: list[tuple[torch.Tensor, torch.Tensor | None]]) -> None:
+        for layer, (k, v) in zip(self.layers, caches):
+            layer.k_cache, layer.v_cache = k, v
+
+    def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
+        x = F.embedding(input_ids, self.embed)
+        cos, sin = self.cos[positions], self.sin[positions]
+        for layer in self.layers:
+            x = layer(x, cos, sin, attn)
+        return F.rms_norm(x, (self.config.hidden_size,), self.norm, self.config.rms_norm_eps)
+
+    def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        return F.linear(hidden, self.lm_head)

@@ -1,0 +1,104 @@
+"""Tokenizer (byte-level BPE via `tokenizers`) built from GGUF metadata or tokenizer.json; jinja2 chat template."""
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from engine.base import EngineError
+
+# GGUF `tokenizer.ggml.pre` -> pre-tokenizer split regex (from llama.cpp's llama-vocab.cpp); None = GPT-2's.
+_PRE_REGEX = {
+    "qwen2": r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    "llama-bpe": r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+}
+_CONTROL, _USER_DEFINED = 3, 4
+
+
+def from_gguf_metadata(meta: dict[str, Any]) -> tuple[str, str | None, dict]:
+    """Build a tokenizers JSON document, the chat template and special token strings from GGUF fields."""
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers
+    if meta.get("model") != "gpt2":
+        raise EngineError(f"GGUF tokenizer model {meta.get('model')!r} is not supported (only byte-level BPE 'gpt2')")
+    tokens = list(meta["tokens"])
+    vocab = {t: i for i, t in enumerate(tokens)}
+    merges = [tuple(m.split(" ", 1)) for m in meta["merges"]]
+    tk = Tokenizer(models.BPE(vocab=vocab, merges=merges, fuse_unk=False, byte_fallback=False))
+    pre = meta.get("pre")
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=pre not in _PRE_REGEX)
+    if pre in _PRE_REGEX:
+        tk.pre_tokenizer = pre_tokenizers.Sequence(
+            [pre_tokenizers.Split(Regex(_PRE_REGEX[pre]), behavior="isolated"), byte_level])
+    elif pre == "smollm":  # SmolLM's tokenizer.json splits digits one by one before GPT-2's regex
+        tk.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
+    else:
+        tk.pre_tokenizer = byte_level
+    tk.decoder = decoders.ByteLevel()
+    types = list(meta.get("token_type") or [])
+    special = [AddedToken(tokens[i], special=True, normalized=False)
+               for i, t in enumerate(types) if int(t) in (_CONTROL, _USER_DEFINED)]
+    tk.add_special_tokens(special)
+
+    def tok_str(i):
+        return tokens[int(i)] if i is not None and 0 <= int(i) < len(tokens) else None
+    strings = {"bos_token": tok_str(meta.get("bos_token_id")), "eos_token": tok_str(meta.get("eos_token_id"))}
+    return tk.to_str(), meta.get("chat_template"), strings
+
+
+def from_hf_folder(folder: Path) -> tuple[str, str | None, dict]:
+    path = folder / "tokenizer.json"
+    if not path.is_file():
+        raise EngineError(f"{folder}: no tokenizer.json")
+    cfg_path = folder / "tokenizer_config.json"
+    cfg = json.loads(cfg_path.read_text()) if cfg_path.is_file() else {}
+    template = cfg.get("chat_template")
+    if (folder / "chat_template.jinja").is_file():
+        template = (folder / "chat_template.jinja").read_text()
+
+    def s(v):
+        return v.get("content") if isinstance(v, dict) else v
+    return path.read_text(), template, {"bos_token": s(cfg.get("bos_token")), "eos_token": s(cfg.get("eos_token"))}
+
+
+class Tokenizer:
+    """encode/decode plus the model's own chat template."""
+
+    def __init__(self, tokenizer_json: str, chat_template: str | None, special_tokens: dict):
+        from tokenizers import Tokenizer as _Tk
+        self._tk = _Tk.from_str(tokenizer_json)
+        self.chat_template = chat_template
+        self.special_tokens = special_tokens
+        self._template = None
+
+    @property
+    def vocab_size(self) -> int:
+        return self._tk.get_vocab_size(with_added_tokens=True)
+
+    def encode(self, text: str) -> list[int]:
+        return self._tk.encode(text, add_special_tokens=False).ids
+
+    def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
+        return self._tk.decode(ids, skip_special_tokens=skip_special_tokens)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._tk.token_to_id(token)
+
+    def render_chat(self, messages: list[dict[str, Any]], add_generation_prompt: bool = True) -> str:
+        """Render messages with the model's template (as HF's apply_chat_template does)."""
+        if not self.chat_template:
+            raise EngineError("this model has no chat template; send a plain prompt instead")
+        if self._template is None:
+            from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+            def raise_exception(message):
+                raise EngineError(f"chat template: {message}")
+            env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+            env.globals["raise_exception"] = raise_exception
+            env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
+            self._template = env.from_string(self.chat_template)
+        for m in messages:
+            if not isinstance(m.get("content", ""), str):
+                raise EngineError("this model takes text only; message content must be a string")
+        return self._template.render(messages=messages, add_generation_prompt=add_generation_prompt,
+                                     **{k: v for k, v in self.special_tokens.items() if v is not None})

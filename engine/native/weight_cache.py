@@ -1,0 +1,92 @@
+"""Converted-form cache: dequantised tensors in safetensors plus config and tokenizer, so reloads are fast."""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import torch
+
+from engine.native.config import ModelConfig
+from engine.native.model_registry import ResolvedModel, sha256_file
+
+CACHE_VERSION = 2
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("HARNESS_CACHE_DIR") or Path.home() / ".cache" / "harness") / "native"
+
+
+def _key(model: ResolvedModel, dtype: torch.dtype) -> str:
+    # Keyed by path, size and mtime (not content) so a cache hit never rereads the source file.
+    st = model.path.stat() if model.path.is_file() else (model.path / "config.json").stat()
+    raw = f"{CACHE_VERSION}|{model.path}|{st.st_size}|{st.st_mtime_ns}|{dtype}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:24]
+
+
+@dataclasses.dataclass
+class LoadedWeights:
+    config: ModelConfig
+    tensors: dict[str, torch.Tensor]
+    tokenizer_json: str  # a `tokenizers` JSON document
+    chat_template: str | None
+    special_tokens: dict  # bos/eos token strings for the template
+    sha256: str | None
+    from_cache: bool
+
+
+def load_weights(model: ResolvedModel, dtype: torch.dtype) -> LoadedWeights:
+    """Return weights in `dtype`, from the cache when present, else converted and cached."""
+    from safetensors.torch import load_file, save_file
+    folder = cache_root() / _key(model, dtype)
+    meta_path = folder / "meta.json"
+    if meta_path.is_file():
+        try:
+            meta = json.loads(meta_path.read_text())
+            tensors = load_file(str(folder / "model.safetensors"))
+            return LoadedWeights(config=ModelConfig(**{**meta["config"], "eos_token_ids": tuple(meta["config"]["eos_token_ids"])}),
+                                 tensors=tensors, tokenizer_json=(folder / "tokenizer.json").read_text(),
+                                 chat_template=meta["chat_template"], special_tokens=meta["special_tokens"],
+                                 sha256=meta["sha256"], from_cache=True)
+        except (OSError, ValueError, KeyError, TypeError):
+            shutil.rmtree(folder, ignore_errors=True)  # a torn or stale cache entry is rebuilt
+    loaded = _convert(model, dtype)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".tmp-"))
+    try:
+        save_file({k: v.contiguous() for k, v in loaded.tensors.items()}, str(tmp / "model.safetensors"))
+        (tmp / "tokenizer.json").write_text(loaded.tokenizer_json)
+        meta = {"config": dataclasses.asdict(loaded.config), "chat_template": loaded.chat_template,
+                "special_tokens": loaded.special_tokens, "sha256": loaded.sha256, "source": str(model.path)}
+        (tmp / "meta.json").write_text(json.dumps(meta))
+        os.replace(tmp, folder) if not folder.exists() else shutil.rmtree(tmp)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)  # caching is an optimisation; a read-only home still works
+    return loaded
+
+
+def _convert(model: ResolvedModel, dtype: torch.dtype) -> LoadedWeights:
+    from engine.base import EngineError
+    from engine.native import tokenizer as tok
+    sha = sha256_file(model.path) if model.kind == "gguf" else None
+    if model.sha256 and sha != model.sha256:
+        raise EngineError(f"{model.path}: sha256 {sha} does not match the expected {model.sha256}")
+    if model.kind == "gguf":
+        from engine.native.gguf_weights import read_gguf
+        contents = read_gguf(model.path)
+        tk_json, template, special = tok.from_gguf_metadata(contents.tokenizer)
+        config, tensors = contents.config, contents.tensors
+    else:
+        from engine.native.hf_weights import read_hf_config, read_hf_tensors
+        config = read_hf_config(model.path)
+        tensors = read_hf_tensors(model.path)
+        tk_json, template, special = tok.from_hf_folder(model.path)
+    from engine.native.models import model_class
+    tensors = model_class(config.architecture).convert_weights(config, tensors)
+    tensors = {k: v.to(dtype) for k, v in tensors.items()}
+    return LoadedWeights(config=config, tensors=tensors, tokenizer_json=tk_json, chat_template=template,
+                         special_tokens=special, sha256=sha, from_cache=False)
