@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from judges.rules.extract import FULLWIDTH, committed_text, iter_boxed, retracted_after
+from judges.rules.extract import FULLWIDTH, boxed_from_last, committed_text, retracted_after
 from judges.rules.numbers import MAX_ANSWER_CHARS, clean_answer, integer_value
 
 PARSER_VERSION = "aime-v1"
@@ -45,10 +45,13 @@ def _phrase_answer(text: str, end: int) -> str | None:
     """The answer written after an anchor, on the same line or the next non-empty one."""
     lead = _LEAD_RE.match(text, end)
     pos = lead.end() if lead else end
+    limit = min(len(text), pos + MAX_ANSWER_CHARS + 50)
+    if not _DIGIT_RE.search(text, pos, limit):
+        return None  # "the answer is correct", "Answer: see above"
     if _BOXED_AHEAD_RE.match(text, pos):
         return None  # the boxed candidate covers it
-    line_end = text.find("\n", pos)
-    line = text[pos:line_end if line_end >= 0 else len(text)][:MAX_ANSWER_CHARS + 50]
+    line_end = text.find("\n", pos, limit)
+    line = text[pos:line_end if line_end >= 0 else limit]
     if line.startswith("$$") or line.startswith("\\["):
         inner = line[2:]
         close = inner.find(line[:2] if line[0] == "$" else "\\]")
@@ -72,21 +75,20 @@ def read_aime(response: str) -> AimeReading:
     text = text.translate(FULLWIDTH)
     best: tuple[int, int, str, str] | None = None  # (start, end, answer text, via)
     cut_off: int | None = None
-    for box in iter_boxed(text):
+    for box in boxed_from_last(text):
         if box.body is None:
-            cut_off = box.start
-            continue
+            cut_off = box.start  # every earlier box comes before it, so none can be the answer
+            break
         body = box.body.strip()
-        if body.lower().strip("$ ") in _PLACEHOLDERS:
-            continue
-        if best is None or box.start >= best[0]:
+        if body.lower().strip("$ ") not in _PLACEHOLDERS:
             best = (box.start, box.end, body, "boxed")
-    for m in _ANCHOR_RE.finditer(text):
-        if best is not None and m.start() < best[0]:
-            continue
+            break
+    # Only the last anchor with a readable answer after the box can win, so walk them backwards.
+    for m in reversed(list(_ANCHOR_RE.finditer(text, best[0] if best else 0))):
         span = _phrase_answer(text, m.end())
         if span is not None:
             best = (m.start(), m.end() + len(span), span, "phrase")
+            break
     if cut_off is not None and (best is None or cut_off > best[0]):
         # The response stops inside its last \boxed{: the answer it was writing is unknown.
         return AimeReading(None, None, None, "last boxed answer not closed")

@@ -60,24 +60,24 @@ class Boxed:
     body: str | None  # None when the braces never close (a response cut off mid-answer)
 
 
-def iter_boxed(text: str):
-    """Every boxed answer in order, with nested braces matched; an unclosed one has body None."""
-    for m in _BOX_RE.finditer(text):
-        pos = m.end()
-        if pos < len(text) and text[pos] == "{":
-            depth = 0
-            limit = min(len(text), pos + MAX_BOX_CHARS)
-            for b in _BRACE_RE.finditer(text, pos, limit):
-                depth += 1 if b.group() == "{" else -1
-                if depth == 0:
-                    yield Boxed(m.start(), b.end(), text[pos + 1:b.start()])
-                    break
-            else:
-                yield Boxed(m.start(), len(text), None)  # cut off or unbalanced: no answer here
-        else:
-            tok = _BARE_BOX_TOKEN_RE.match(text, pos)
-            if tok and tok.group():
-                yield Boxed(m.start(), tok.end(), tok.group())
+def match_boxed(text: str, m: re.Match) -> Boxed:
+    """The boxed answer whose command _BOX_RE matched at m; body None when its braces never close."""
+    pos = m.end()
+    if pos < len(text) and text[pos] == "{":
+        depth = 0
+        for b in _BRACE_RE.finditer(text, pos, min(len(text), pos + MAX_BOX_CHARS)):
+            depth += 1 if b.group() == "{" else -1
+            if depth == 0:
+                return Boxed(m.start(), b.end(), text[pos + 1:b.start()])
+        return Boxed(m.start(), len(text), None)
+    tok = _BARE_BOX_TOKEN_RE.match(text, pos)
+    return Boxed(m.start(), tok.end() if tok else pos, tok.group() if tok else "")
+
+
+def boxed_from_last(text: str):
+    """Boxed answers from the last one backwards, so a caller can stop at the first that counts."""
+    for m in reversed(list(_BOX_RE.finditer(text))):
+        yield match_boxed(text, m)
 
 
 def retracted_after(text: str, pos: int) -> bool:

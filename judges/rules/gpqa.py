@@ -49,7 +49,7 @@ def _patterns(letters: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern, re.Patt
         re.IGNORECASE | re.MULTILINE,
     )
     # A line that is nothing but the letter: "C", "(C)", "**C.**", "$\boxed{C}$" is covered above.
-    bare_line = re.compile(rf"^[\s*_#>(\[]*(?P<letter>[{upper}])[\s*_.)\]:]*$", re.MULTILINE)
+    bare_line = re.compile(rf"^[ \t*_#>(\[]*(?P<letter>[{upper}])[ \t*_.)\]:]*$", re.MULTILINE)
     bare_whole = re.compile(rf"[\s*_#>(\[$]*(?P<letter>[{cls}])(?:[\s*_.)\]:$]*|\)\s+\S[^\n]*)", re.DOTALL)
     return anchored, bare_line, bare_whole
 
