@@ -82,6 +82,12 @@ def _clip(text: Any, width: int) -> str:
     return s if len(s) <= width else s[: width - 1] + "…"
 
 
+def _says(reading: dict[str, Any]) -> str:
+    if reading["correct"]:
+        return "right"
+    return {"no_answer": "no-ans", "truncated": "trunc"}.get(reading["status"], "wrong")
+
+
 def format_report(report: dict[str, Any], show: int) -> str:
     lines = [f"run {report['run']}: {len(report['judges'])} judges"]
     for pair in report["pairs"]:
@@ -98,8 +104,7 @@ def format_report(report: dict[str, Any], show: int) -> str:
         for d in pair["disagreements"][:show]:
             da, db = d[a], d[b]
             lines.append(f"  {_clip(d['item_id'], 24):<24} {d['sample']:>3}  {_clip(d['target'], 16):<16} "
-                         f"{'right' if da['correct'] else 'wrong':<6} {_clip(da['extracted'], 24):<24} "
-                         f"{'right' if db['correct'] else 'wrong':<6} {_clip(db['extracted'], 40)}")
+                         f"{_says(da):<6} {_clip(da['extracted'], 24):<24} {_says(db):<6} {_clip(db['extracted'], 40)}")
         hidden = len(pair["disagreements"]) - show
         if hidden > 0:
             lines.append(f"  ... {hidden} more (--show N, or --json for all)")
