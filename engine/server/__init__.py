@@ -1,0 +1,20 @@
+"""OpenAI-compatible HTTP server over any Engine (the built-in one by default): `python -m harness serve`.
+
+  schemas.py     request bodies (pydantic): shapes and ranges, unknown fields ignored
+  errors.py      OpenAI-style error bodies; validation failures become 400s naming the field
+  planning.py    a body -> engine requests (one per choice): sampling params, context-length checks
+  adapter.py     optional engine capabilities (tokenizer, raw prompts, stats, constraints) by duck typing
+  admission.py   bounded FIFO in front of the engine; 429 + Retry-After when full
+  generation.py  runs a plan's choices, records TTFT/TPOT, aborts the engine request when the client leaves
+  responses.py   JSON bodies and SSE chunks
+  metrics.py     Prometheus text for /metrics
+  app.py         the FastAPI app: routes, bearer-key and body-size guard
+  launcher.py    blocking `run_server` for the CLI; `serve_in_background` (ephemeral port) for tests and judges
+  native.py      the built-in engine as a server engine (raw prompts, KV stats, abort, constrained decoding)
+"""
+from __future__ import annotations
+
+from engine.server.app import ServerSettings, create_app
+from engine.server.launcher import BackgroundServer, run_server, serve_in_background
+
+__all__ = ["ServerSettings", "create_app", "BackgroundServer", "run_server", "serve_in_background"]

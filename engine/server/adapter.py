@@ -1,0 +1,85 @@
+"""What the server needs from an engine beyond the Engine interface, found by duck typing.
+
+Any `engine.base.Engine` can be served (chat via `stream()`). An engine may also offer, and the server
+then uses:
+  tokenizer                 encode(str) -> ids, decode(ids) -> str, render_chat(messages) -> str
+                            (exact prompt token counts, context-length checks, /v1/completions text prompts)
+  max_model_len             context length in tokens
+  max_num_seqs              how many requests it batches at once (the server's default running limit)
+  stream_prompt(request_id, prompt_token_ids, params, logits_constraint=None) -> AsyncIterator[StreamDelta]
+                            raw-prompt generation (/v1/completions, and chat when a constraint is set)
+  stats() -> dict           keys as in metrics.ENGINE_METRICS (KV blocks, prefix cache, speculative tokens)
+"""
+from __future__ import annotations
+
+from typing import Any, AsyncIterator, Callable
+
+from engine.base import ChatRequest, Engine, SamplingParams, StreamDelta
+
+
+class ServingAdapter:
+    """One engine as the server sees it; capabilities are optional and probed once."""
+
+    def __init__(self, engine: Engine, max_model_len: int | None = None) -> None:
+        self.engine = engine
+        self.tokenizer = _first_attr(engine, ("tokenizer",))
+        self.max_model_len = max_model_len or _first_attr(engine, ("max_model_len",))
+        self.max_num_seqs = _first_attr(engine, ("max_num_seqs",))
+        self._stream_prompt: Callable[..., AsyncIterator[StreamDelta]] | None = getattr(engine, "stream_prompt", None)
+        self._stats: Callable[[], dict[str, Any]] | None = getattr(engine, "stats", None)
+
+    @property
+    def supports_prompts(self) -> bool:
+        return self._stream_prompt is not None and self.tokenizer is not None
+
+    @property
+    def supports_constraints(self) -> bool:
+        return self.supports_prompts and bool(getattr(self.engine, "supports_logits_constraint", False))
+
+    @property
+    def supports_images(self) -> bool:
+        return bool(getattr(self.engine, "supports_images", False))
+
+    def chat_prompt_ids(self, messages: list[dict[str, Any]]) -> list[int] | None:
+        """The exact token ids the engine will see for a chat, or None when the engine keeps that private."""
+        if self.tokenizer is None or not hasattr(self.tokenizer, "render_chat"):
+            return None
+        return list(self.tokenizer.encode(self.tokenizer.render_chat(messages)))
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text))
+
+    def token_text(self, token_id: int) -> str:
+        if self.tokenizer is None:
+            return ""
+        return self.tokenizer.decode([token_id])
+
+    def stream_chat(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        return self.engine.stream(request)
+
+    def stream_prompt(self, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
+                      logits_constraint: Any = None) -> AsyncIterator[StreamDelta]:
+        assert self._stream_prompt is not None
+        if logits_constraint is None:
+            return self._stream_prompt(request_id, prompt_token_ids, params)
+        return self._stream_prompt(request_id, prompt_token_ids, params, logits_constraint=logits_constraint)
+
+    def stats(self) -> dict[str, Any]:
+        if self._stats is None:
+            return {}
+        try:
+            stats = dict(self._stats())
+        except Exception:  # a scrape must never fail because the engine is busy or closing
+            return {}
+        q, h = stats.get("prefix_cache_queries"), stats.get("prefix_cache_hits")
+        if "prefix_cache_hit_rate" not in stats and q:
+            stats["prefix_cache_hit_rate"] = (h or 0) / q
+        return stats
+
+
+def _first_attr(obj: Any, names: tuple[str, ...]) -> Any:
+    for name in names:
+        value = getattr(obj, name, None)
+        if value is not None:
+            return value
+    return None

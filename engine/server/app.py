@@ -1,0 +1,170 @@
+"""The FastAPI app: OpenAI-compatible routes over any Engine, with auth, body limits, admission and metrics."""
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+
+from engine.base import Engine
+from engine.server.adapter import ServingAdapter
+from engine.server.admission import Admission
+from engine.server.errors import APIError, error_body, install_error_handlers
+from engine.server.generation import Runtime, collect
+from engine.server.metrics import ServerMetrics
+from engine.server.planning import check_model, plan_chat, plan_completion
+from engine.server.responses import engine_failure, full_response, sse_stream
+from engine.server.schemas import ChatCompletionRequest, CompletionRequest
+
+
+@dataclass
+class ServerSettings:
+    """Front-end limits; None means "ask the engine" (running limit) or "no key" (auth)."""
+
+    served_model_name: str = "smollm2-135m"
+    api_key: str | None = None
+    max_running: int | None = None
+    max_waiting: int = 512
+    retry_after_s: float = 1.0
+    max_body_bytes: int = 4 * 1024 * 1024
+    max_model_len: int | None = None
+    aliases: tuple[str, ...] = ()
+
+
+class GuardMiddleware:
+    """Pure ASGI (no buffering of streamed responses): bearer-key check on /v1 and a request-body cap."""
+
+    def __init__(self, app: Any, settings: ServerSettings, metrics: ServerMetrics) -> None:
+        self.app, self.settings, self.metrics = app, settings, metrics
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if self.settings.api_key and scope["path"].startswith("/v1"):
+            auth = headers.get("authorization", "")
+            token = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
+            if not hmac.compare_digest(token.encode(), self.settings.api_key.encode()):
+                self.metrics.rejected(401)
+                msg = "missing API key: send 'Authorization: Bearer KEY'" if not token else "invalid API key"
+                return await _send_error(send, 401, msg, None, {"www-authenticate": "Bearer"})
+        limit = self.settings.max_body_bytes
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > limit:
+            self.metrics.rejected(400)
+            return await _send_error(send, 400, f"request body is {length} bytes; the limit is {limit}", "body")
+        seen = 0
+
+        async def capped_receive() -> dict:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    self.metrics.rejected(400)
+                    raise APIError(400, f"request body exceeds the limit of {limit} bytes", param="body")
+            return message
+
+        return await self.app(scope, capped_receive, send)
+
+
+async def _send_error(send: Any, status: int, message: str, param: str | None, extra: dict | None = None) -> None:
+    body = json.dumps(error_body(status, message, param)).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers += [(k.encode(), v.encode()) for k, v in (extra or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _wait_disconnect(request: Request) -> None:
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+async def _run_unless_disconnected(request: Request, coro: Any) -> Any:
+    """Await the work, but cancel it (and so abort the engine request) if the client goes away."""
+    work = asyncio.ensure_future(coro)
+    watcher = asyncio.ensure_future(_wait_disconnect(request))
+    try:
+        await asyncio.wait({work, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+    if not work.done():
+        work.cancel()
+        await asyncio.gather(work, return_exceptions=True)
+        return None
+    return work.result()
+
+
+def create_app(engine: Engine, settings: ServerSettings | None = None, close_engine: bool = False) -> FastAPI:
+    """Build the app; `close_engine` hands the engine's lifetime to the app (closed at shutdown)."""
+    settings = settings or ServerSettings()
+    adapter = ServingAdapter(engine, settings.max_model_len)
+    metrics = ServerMetrics()
+    max_running = settings.max_running or adapter.max_num_seqs or 256
+    admission = Admission(max_running, settings.max_waiting, settings.retry_after_s)
+    served = {settings.served_model_name, *settings.aliases}
+    rt = Runtime(adapter, admission, metrics, served)
+    created = int(time.time())
+
+    async def lifespan(_: FastAPI):
+        yield
+        if close_engine:
+            await engine.aclose()
+
+    app = FastAPI(title="harness OpenAI-compatible server", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.runtime = rt
+    install_error_handlers(app)
+    app.add_middleware(GuardMiddleware, settings=settings, metrics=metrics)
+
+    async def _serve(request: Request, plan: Any) -> Response:
+        try:
+            admission.check()
+        except APIError:
+            metrics.rejected(429)
+            raise
+        if plan.stream:
+            return StreamingResponse(sse_stream(rt, plan), media_type="text/event-stream",
+                                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        completions = await _run_unless_disconnected(request, collect(rt, plan))
+        if completions is None:
+            return Response(status_code=499)  # nobody is listening; the status is for logs only
+        failure = engine_failure(completions)
+        if failure is not None:
+            raise APIError(500, failure, code="engine_error")
+        return JSONResponse(full_response(rt, plan, completions))
+
+    @app.post("/v1/chat/completions")
+    async def chat_completions(request: Request, body: ChatCompletionRequest) -> Response:
+        check_model(body.model, served)
+        return await _serve(request, plan_chat(body, adapter, body.model))
+
+    @app.post("/v1/completions")
+    async def completions(request: Request, body: CompletionRequest) -> Response:
+        check_model(body.model, served)
+        return await _serve(request, plan_completion(body, adapter, body.model))
+
+    @app.get("/v1/models")
+    async def models() -> dict[str, Any]:
+        card = {"object": "model", "created": created, "owned_by": "harness"}
+        if adapter.max_model_len:
+            card["max_model_len"] = adapter.max_model_len
+        return {"object": "list", "data": [{"id": name, **card} for name in sorted(served)]}
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        return {"status": "ok", "running": admission.running, "waiting": admission.waiting}
+
+    @app.get("/metrics")
+    async def prometheus() -> PlainTextResponse:
+        text = metrics.render(admission.running, admission.waiting, adapter.stats())
+        return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    return app

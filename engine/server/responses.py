@@ -1,0 +1,121 @@
+"""OpenAI response bodies and SSE chunks for chat and text completions."""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, AsyncIterator
+
+from engine.base import Completion
+from engine.server.errors import error_body
+from engine.server.generation import Runtime, plan_events
+from engine.server.planning import Plan
+
+
+def usage(plan: Plan, completions: list[Completion]) -> dict[str, int]:
+    prompt = plan.prompt_tokens
+    if prompt is None:  # the engine's own count; chat choices share one prompt
+        prompt = max((c.prompt_tokens for c in completions), default=0)
+    out = sum(c.completion_tokens for c in completions)
+    return {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out}
+
+
+def _token_logprobs(rt: Runtime, done: Completion) -> list[tuple[str, float]]:
+    lps = done.logprobs or []
+    ids = done.extra.get("token_ids") or []
+    return [(rt.adapter.token_text(ids[i]) if i < len(ids) else "", lp) for i, lp in enumerate(lps)]
+
+
+def chat_logprobs(rt: Runtime, done: Completion) -> dict[str, Any]:
+    return {"content": [{"token": t, "logprob": lp, "bytes": list(t.encode()), "top_logprobs": []}
+                        for t, lp in _token_logprobs(rt, done)]}
+
+
+def text_logprobs(rt: Runtime, done: Completion) -> dict[str, Any]:
+    pairs = _token_logprobs(rt, done)
+    offsets, pos = [], 0
+    for t, _ in pairs:
+        offsets.append(pos)
+        pos += len(t)
+    return {"tokens": [t for t, _ in pairs], "token_logprobs": [lp for _, lp in pairs],
+            "top_logprobs": [{t: lp} for t, lp in pairs], "text_offset": offsets}
+
+
+def engine_failure(completions: list[Completion]) -> str | None:
+    """When every choice failed, the request failed: the message of the first failure."""
+    if completions and all(c.finish_reason == "error" for c in completions):
+        return completions[0].error or "the engine failed to generate"
+    return None
+
+
+def full_response(rt: Runtime, plan: Plan, completions: list[Completion]) -> dict[str, Any]:
+    created = int(time.time())
+    choices = []
+    for c, done in zip(plan.choices, completions):
+        lp = None
+        if plan.kind == "chat":
+            if plan.logprobs:
+                lp = chat_logprobs(rt, done)
+            choices.append({"index": c.index, "message": {"role": "assistant", "content": done.text},
+                            "logprobs": lp, "finish_reason": done.finish_reason})
+        else:
+            if plan.logprobs:
+                lp = text_logprobs(rt, done)
+            choices.append({"index": c.index, "text": done.text, "logprobs": lp, "finish_reason": done.finish_reason})
+        if done.finish_reason == "error":
+            choices[-1]["error"] = done.error
+    obj = "chat.completion" if plan.kind == "chat" else "text_completion"
+    return {"id": plan.id, "object": obj, "created": created, "model": plan.model, "choices": choices,
+            "usage": usage(plan, completions)}
+
+
+def _sse(obj: Any) -> bytes:
+    return b"data: " + json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
+
+
+async def sse_stream(rt: Runtime, plan: Plan) -> AsyncIterator[bytes]:
+    """chat.completion.chunk / text_completion chunks, then usage (when asked) and [DONE]."""
+    created = int(time.time())
+    chat = plan.kind == "chat"
+    obj = "chat.completion.chunk" if chat else "text_completion"
+    usage_field = {"usage": None} if plan.include_usage else {}
+    head = {"id": plan.id, "object": obj, "created": created, "model": plan.model}
+
+    def chunk(index: int, text: str | None, finish: str | None = None, logprobs: Any = None,
+              role: bool = False) -> bytes:
+        if chat:
+            delta: dict[str, Any] = {}
+            if role:
+                delta["role"] = "assistant"
+            if text is not None:
+                delta["content"] = text
+            choice = {"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
+        else:
+            choice = {"index": index, "text": text or "", "logprobs": logprobs, "finish_reason": finish}
+        return _sse({**head, "choices": [choice], **usage_field})
+
+    finals: dict[int, Completion] = {}
+    try:
+        if chat:
+            for c in plan.choices:
+                yield chunk(c.index, "", role=True)
+        async for ev in plan_events(rt, plan):
+            if ev.text:
+                yield chunk(ev.index, ev.text)
+            if ev.final is not None:
+                done = ev.final
+                finals[ev.index] = done
+                if done.finish_reason == "error":
+                    yield _sse(error_body(500, done.error or "the engine failed to generate"))
+                lp = None
+                if plan.logprobs:
+                    lp = chat_logprobs(rt, done) if chat else text_logprobs(rt, done)
+                yield chunk(ev.index, None if chat else "", finish=done.finish_reason, logprobs=lp)
+    except Exception as exc:  # noqa: BLE001 - a stream already started can only report in-band
+        status = getattr(exc, "status", 500)
+        yield _sse(error_body(status, getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"))
+        yield b"data: [DONE]\n\n"
+        return
+    if plan.include_usage:
+        ordered = [finals[c.index] for c in plan.choices if c.index in finals]
+        yield _sse({**head, "choices": [], "usage": usage(plan, ordered)})
+    yield b"data: [DONE]\n\n"
