@@ -175,8 +175,8 @@ class LLMJudge(Judge):
         """One verdict with retries on 429/5xx/timeouts/unreadable replies; _Failed when they run out."""
         last_error = "no attempt made"
         attempt = 0
+        structured = self.structured_output
         while attempt <= self.max_retries:
-            structured = self.structured_output
             kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature,
                                       "max_tokens": self.max_tokens}
             if structured:
@@ -186,13 +186,15 @@ class LLMJudge(Judge):
                 self.requests_sent += 1
                 reply = await self._client().chat.completions.create(**kwargs)
                 text = reply.choices[0].message.content if reply.choices else None
-                return parse_reply(text), "json_schema" if structured else "text", attempt + 1
+                parsed = parse_reply(text)
+                if not structured and self.structured_output:
+                    # a 400 with response_format, then success without it: the server lacks json_schema
+                    log.warning("judge server rejected structured output; using plain-text replies from now on")
+                    self.structured_output = False
+                return parsed, "json_schema" if structured else "text", attempt + 1
             except openai.BadRequestError as exc:
                 if structured:
-                    # many servers lack json_schema support: ask again in plain text, at no retry cost
-                    log.warning("judge server rejected structured output (%s); using plain-text replies",
-                                exc.status_code)
-                    self.structured_output = False
+                    structured = False  # ask again in plain text, at no retry cost
                     continue
                 raise _Failed(f"judge request rejected: HTTP 400: {_short(exc)}", attempt + 1) from None
             except ParseError as exc:

@@ -19,13 +19,14 @@ SUFFIXES = (".parquet", ".jsonl")
 
 
 def resolve_path(path: Path) -> Path:
-    """A file as given, or the first .parquet/.jsonl inside a folder (sorted by name)."""
+    """A file as given, or in a folder the first .parquet by name, else the first .jsonl (as `generate` picks)."""
     path = Path(path)
     if path.is_dir():
-        found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in SUFFIXES)
-        if not found:
-            raise DataError(f"{path}: no .parquet or .jsonl file in this folder; expected {FORMAT}")
-        return found[0]
+        for suffix in SUFFIXES:
+            found = sorted(p for p in path.glob(f"*{suffix}") if p.is_file())
+            if found:
+                return found[0]
+        raise DataError(f"{path}: no .parquet or .jsonl file in this folder; expected {FORMAT}")
     if not path.exists():
         raise DataError(f"{path}: dataset file not found; expected {FORMAT}")
     if path.suffix not in SUFFIXES:

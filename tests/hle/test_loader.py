@@ -38,10 +38,12 @@ def test_jsonl_and_parquet_load_the_same_items(tmp_path):
 
 
 def test_folder_loads_its_first_data_file(tmp_path):
+    write_jsonl(tmp_path / "a.jsonl", ROWS)
     write_parquet(tmp_path / "b.parquet", ROWS[:1])
-    write_jsonl(tmp_path / "c.jsonl", ROWS)
-    (tmp_path / "a.txt").write_text("not data")
-    assert [i.id for i in HleTask().load(tmp_path)] == ["a1"]
+    (tmp_path / "0.txt").write_text("not data")
+    assert [i.id for i in HleTask().load(tmp_path)] == ["a1"]  # parquet first, as the generate stage picks
+    (tmp_path / "b.parquet").unlink()
+    assert [i.id for i in HleTask().load(tmp_path)] == ["a1", "b2", "c3"]
 
 
 def test_subsets_keep_text_or_image_questions(tmp_path):

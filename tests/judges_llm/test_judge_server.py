@@ -184,3 +184,26 @@ def test_judge_id_names_model_and_prompt_and_options_are_checked(tmp_path):
     assert b.config()["base_urls"] == ["http://h1/v1", "http://h2/v1"]
     with pytest.raises(JudgeError, match="--judge-model"):
         create_judge("llm", judge_base_url="http://127.0.0.1:1/v1")
+
+
+def test_malformed_http_bodies_are_retried(tmp_path):
+    script = per_request(Reply(raw_body="{not json"), Reply(raw_body='{"id": "x", "object": "chat.completion"}'),
+                         Reply(text=verdict_json()))
+    with ScriptedServer(script, model=JUDGE_MODEL) as s:
+        [v] = grade_all(make_judge(s, tmp_path, max_retries=3), [record("Answer: 42")])
+        assert len(s.requests) == 3
+    assert v.status == "graded" and v.detail["attempts"] == 3
+
+
+def test_a_400_for_another_reason_keeps_structured_output_for_others(tmp_path):
+    def handler(body):
+        if "too long" in fenced_response(body)[1]:
+            return Reply(status=400, error_message="maximum context length exceeded")
+        return Reply(text=verdict_json())
+
+    with ScriptedServer(handler, model=JUDGE_MODEL) as s:
+        judge = make_judge(s, tmp_path, concurrency=1)
+        bad, good = grade_all(judge, [record("too long " * 10, item="a"), record("Answer: 42", item="b")])
+        later = s.requests[-1]
+    assert bad.status == "judge_error" and "400" in bad.detail["error"] and bad.detail["attempts"] == 1
+    assert good.status == "graded" and "response_format" in later and judge.config()["structured_output"] is True
