@@ -134,10 +134,15 @@ def run_sweep(impl: SweepKind, cfg: SweepConfig, ranks: Ranks, out_dir: Path, co
     return written
 
 
+_HEADLINE = ("latency_ms", "input_tokens_per_s_per_gpu", "cached_tokens", "tokens_per_s_per_user",
+             "output_tokens_per_s_per_gpu", "acceptance_length", "images_per_s_per_gpu", "patches_per_s_per_gpu",
+             "ttft_ms_p50", "tpot_ms_p50", "e2e_ms_p99", "goodput_rps", "failed", "client_loop_lag_ms_p99")
+
+
 def _summary_line(record: SweepRecord) -> str:
     point = " ".join(f"{k}={v}" for k, v in record.point.items())
     if record.status != "ok":
         return f"[{record.kind}] {point}: {record.status.upper()} {record.reason}"
-    shown = ", ".join(f"{k}={v:.4g}" for k, v in record.metrics.items()
-                      if isinstance(v, (int, float)) and not isinstance(v, bool))
+    shown = ", ".join(f"{k}={record.metrics[k]:.4g}" for k in _HEADLINE
+                      if isinstance(record.metrics.get(k), (int, float)))
     return f"[{record.kind}] {point}: {shown}"
