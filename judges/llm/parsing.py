@@ -99,6 +99,9 @@ def parse_reply(text: str | None) -> ParsedVerdict:
     """A verdict from the judge's reply; ParseError when the reply lacks the verdict or the answer."""
     if not text or not text.strip():
         raise ParseError("empty judge reply")
+    text = text.rsplit("</think>", 1)[-1]  # a reasoning judge may think aloud before its verdict
+    if not text.strip():
+        raise ParseError("judge reply holds only thinking")
     fields = _json_object(text)
     if fields is None or not {"correct", "extracted_final_answer"} <= fields.keys():
         fields = _key_lines(text)

@@ -32,6 +32,12 @@ def test_plain_text_lines_with_markdown_and_multiline_reasoning():
     assert "0.75" in v.reasoning
 
 
+def test_thinking_before_the_verdict_is_ignored():
+    v = parse_reply('<think>maybe {"correct": "yes"} ... correct: yes</think>\n'
+                    '{"extracted_final_answer": "7", "reasoning": "r", "correct": "no", "confidence": 20}')
+    assert (v.extracted, v.correct, v.confidence) == ("7", False, 20)
+
+
 def test_confidence_absent_means_100():
     v = parse_reply("extracted_final_answer: 7\nreasoning: differs\ncorrect: no")
     assert (v.correct, v.confidence) == (False, 100)
@@ -46,6 +52,7 @@ def test_no_final_answer_reads_as_none(none):
 @pytest.mark.parametrize("text", [
     "", "   ", "I think it is right.", '{"extracted_final_answer": "4", "reasoning": "r"}',
     "extracted_final_answer: 4\ncorrect: maybe", '{"correct": "yes", "confidence": 100}',
+    "<think>extracted_final_answer: 4\ncorrect: yes</think>",
 ])
 def test_replies_without_a_verdict_are_parse_errors(text):
     with pytest.raises(ParseError):
