@@ -17,6 +17,8 @@ MAX_ITEMS = 16  # elements of a set or tuple
 _MAX_EXPONENT = 1000
 _MAX_DIGITS = 5000
 _ATTRIBUTE_RE = re.compile(r"\.(?!\d)|(?<![\d\s(+\-*/^,])\.")  # a dot that is not a decimal point
+_FACTORIAL_ARG_RE = re.compile(r"(\d+)\s*\)*\s*!")
+_LONG_NUMBER_RE = re.compile(r"\d{60}")
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _ALLOWED_CHARS_RE = re.compile(r"[0-9A-Za-z_+\-*/^()., !]*")
 _FUNCS = {"sqrt", "root", "pi", "oo", "E", "I", "log", "exp", "sin", "cos", "tan", "cot", "sec", "csc",
@@ -57,6 +59,9 @@ def _parse(item: str):
         raise Undecided(str(exc)) from exc
     if not source.strip():
         raise Undecided("empty")
+    # sympy builds n! while parsing, before _guard could see it.
+    if any(int(n) > 1000 for n in _FACTORIAL_ARG_RE.findall(source)) or _LONG_NUMBER_RE.search(source):
+        raise Undecided("number too large")
     transforms = standard_transformations + (implicit_multiplication_application, convert_xor, rationalize,
                                              factorial_notation)
     try:

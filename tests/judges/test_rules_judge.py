@@ -1,0 +1,86 @@
+"""The rules judge through its public surface: registry, ids, config, target handling, hostile input."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from harness.records import GenerationRecord
+from judges import JudgeError, create_judge
+from judges.rules import RulesJudge
+
+
+def _record(task: str, response: str, target: str, finish_reason: str = "stop", meta: dict | None = None):
+    return GenerationRecord(
+        task=task, item_id="q1", sample=3, messages=[{"role": "user", "content": "q"}], target=target,
+        response=response, finish_reason=finish_reason, usage={"prompt_tokens": 5, "completion_tokens": 7},
+        latency_s=0.1, engine={"name": "openai"}, seed=1, meta=meta or {},
+    )
+
+
+def test_registry_builds_it_and_ignores_llm_options():
+    judge = create_judge("rules", judge_model=None, judge_base_url=None, concurrency=8)
+    assert isinstance(judge, RulesJudge)
+    assert judge.judge_id == "rules-v1"
+    assert judge.tasks == ("aime", "gpqa")
+    assert judge.config()["aime_parser"].startswith("aime-v")
+    assert judge.config()["gpqa_parser"].startswith("gpqa-v")
+
+
+def test_other_tasks_are_refused():
+    judge = RulesJudge()
+    with pytest.raises(JudgeError, match="hle"):
+        judge.check_task("hle")
+    with pytest.raises(JudgeError, match="hle"):
+        judge.grade(_record("hle", "Answer: 4", "4"))
+
+
+def test_gpqa_letters_come_from_the_record_meta_as_the_task_writes_them():
+    # tasks/gpqa stores the choice letters as one string, e.g. "ABCD".
+    judge = RulesJudge()
+    assert judge.grade(_record("gpqa", "Answer: D", "D", meta={"letters": "ABCD"})).correct is True
+    assert judge.grade(_record("gpqa", "Answer: D", "C", meta={"letters": "ABC"})).status == "no_answer"
+
+
+def test_bad_targets_are_judge_errors_not_crashes():
+    judge = RulesJudge()
+    v = judge.grade(_record("aime", "\\boxed{3}", "three"))
+    assert (v.status, v.correct) == ("judge_error", None)
+    assert "three" in v.detail["error"]
+    v = judge.grade(_record("gpqa", "Answer: A", "Q"))
+    assert (v.status, v.correct) == ("judge_error", None)
+
+
+def test_truncated_without_answer_is_no_answer_for_the_grade_stage_to_relabel():
+    v = RulesJudge().grade(_record("aime", "<think>\nLet me try n = 3, then", "25", finish_reason="length"))
+    assert (v.status, v.correct, v.extracted) == ("no_answer", False, None)
+    assert "think" in v.detail["note"]
+
+
+def test_verdict_detail_says_why_an_answer_is_wrong():
+    judge = RulesJudge()
+    assert judge.grade(_record("aime", "\\boxed{1000}", "0")).detail["reason"] == "outside 0-999"
+    assert judge.grade(_record("aime", "\\boxed{2.5}", "2")).detail["reason"] == "not an integer"
+    assert judge.grade(_record("gpqa", "Answer: E", "A")).detail["note"] == "letter E is not a choice"
+
+
+HOSTILE = {
+    "newlines": "\n" * 200_000,
+    "anchors": "Answer: " * 50_000,
+    "the-answer-is": "the answer is " * 30_000,
+    "unclosed-boxes": "\\boxed{" * 50_000,
+    "empty-boxes": "\\boxed{}" * 50_000,
+    "deep-braces": "\\boxed{" + "{" * 200_000,
+    "wrappers": "Answer: " + "(" * 100_000,
+    "options": "Answer: " + "option " * 30_000,
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_responses_grade_in_linear_time(name):
+    judge = RulesJudge()
+    start = time.perf_counter()
+    for task, target in (("aime", "25"), ("gpqa", "A")):
+        assert judge.grade(_record(task, HOSTILE[name], target)).correct is False
+    # A few hundred KB must not take quadratic time; the bound is loose for a shared 2-core machine.
+    assert time.perf_counter() - start < 3.0
