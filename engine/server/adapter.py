@@ -8,6 +8,8 @@ then uses:
   max_num_seqs              how many requests it batches at once (the server's default running limit)
   stream_prompt(request_id, prompt_token_ids, params, logits_constraint=None) -> AsyncIterator[StreamDelta]
                             raw-prompt generation (/v1/completions, and chat when a constraint is set)
+  compile_response_format(kind, schema) -> () -> TokenConstraint
+                            structured output (engine.constrained); passed to stream_prompt per choice
   stats() -> dict           keys as in metrics.ENGINE_METRICS (KV blocks, prefix cache, speculative tokens)
 """
 from __future__ import annotations
@@ -34,7 +36,11 @@ class ServingAdapter:
 
     @property
     def supports_constraints(self) -> bool:
-        return self.supports_prompts and bool(getattr(self.engine, "supports_logits_constraint", False))
+        return self.supports_prompts and hasattr(self.engine, "compile_response_format")
+
+    def compile_response_format(self, kind: str, schema: dict[str, Any] | None) -> Callable[[], Any]:
+        """A factory of per-request constraints (see engine.constrained); ValueError for a bad schema."""
+        return self.engine.compile_response_format(kind, schema)
 
     @property
     def supports_images(self) -> bool:

@@ -100,9 +100,8 @@ def _constraint(fmt: ResponseFormat | None, adapter: ServingAdapter) -> Callable
     if not adapter.supports_constraints:
         raise APIError(400, "this engine does not support constrained decoding (response_format "
                             f"{fmt.type!r})", param="response_format")
-    from engine.constrained import compile_response_format
     try:
-        return compile_response_format(adapter.tokenizer, fmt.type, fmt.json_schema.schema_ if fmt.json_schema else None)
+        return adapter.compile_response_format(fmt.type, fmt.json_schema.schema_ if fmt.json_schema else None)
     except ValueError as exc:
         raise APIError(400, f"invalid response_format: {exc}", param="response_format.json_schema.schema") from exc
 
@@ -124,7 +123,9 @@ def plan_chat(body: ChatCompletionRequest, adapter: ServingAdapter, served_name:
     n_prompt = len(prompt_ids) if prompt_ids is not None else None
     max_tokens = _max_tokens(body.max_new_tokens, n_prompt, adapter.max_model_len, "messages")
     pid = f"chatcmpl-{uuid.uuid4().hex}"
-    use_ids = constraint is not None and prompt_ids is not None
+    # Through the engine's raw-prompt path when the engine must see the request token by token
+    # (constraints) or report token ids (logprobs); otherwise through Engine.stream, the common contract.
+    use_ids = prompt_ids is not None and adapter.supports_prompts and (constraint is not None or body.logprobs)
     choices = [Choice(i, f"{pid}-{i}", _sampling(body, max_tokens, _seed(body.seed, i), body.logprobs),
                       prompt_ids=prompt_ids if use_ids else None, messages=None if use_ids else messages)
                for i in range(body.n)]

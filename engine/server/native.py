@@ -1,0 +1,120 @@
+"""The built-in engine as the server needs it: raw token prompts, KV/prefix stats, constrained decoding.
+
+A thin subclass of engine.native.backend.NativeEngine; it reuses that class's engine thread, inbox and
+per-request sinks, and hooks structured output in by wrapping the model runner: the runner's logits
+for a constrained request are masked before LLMEngine.step() samples from them.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, AsyncIterator, Callable
+
+from engine.base import Completion, EngineOptions, SamplingParams, StreamDelta
+from engine.native.backend import NativeEngine
+from engine.native.llm_engine import LLMEngine, RequestOutput
+
+
+class ConstrainedRunner:
+    """Wraps ModelRunner.run: masks each constrained request's logits row, in place, before sampling."""
+
+    def __init__(self, inner: Any, constraints: dict[str, Any]) -> None:
+        self.inner = inner
+        self.constraints = constraints  # engine request id -> TokenConstraint
+
+    def run(self, seqs: list, counts: list[int]) -> tuple[Any, list[int]]:
+        logits, rows = self.inner.run(seqs, counts)
+        if logits is None or not self.constraints:
+            return logits, rows
+        for seq, r in zip(seqs, rows):
+            c = self.constraints.get(seq.request_id) if r >= 0 else None
+            if c is not None:
+                c.sync(seq.output_token_ids)  # tokens sampled since the last step (the matcher lags by one)
+                c.mask_logits(logits[r])
+        return logits, rows
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+class ServingNativeEngine(NativeEngine):
+    """NativeEngine plus stream_prompt / stats / compile_response_format (see engine.server.adapter)."""
+
+    def __init__(self, engine: LLMEngine) -> None:
+        super().__init__(engine)
+        self.tokenizer = engine.tokenizer
+        self.max_model_len = engine.config.max_model_len
+        self.max_num_seqs = engine.config.max_num_seqs
+        self.aborted = 0
+        self._constraints: dict[str, Any] = {}
+        engine.runner = ConstrainedRunner(engine.runner, self._constraints)
+
+    @classmethod
+    def from_options(cls, options: EngineOptions) -> "ServingNativeEngine":
+        return super().from_options(options)  # type: ignore[return-value]
+
+    def compile_response_format(self, kind: str, schema: dict[str, Any] | None) -> Callable[[], Any]:
+        from engine.constrained import compile_response_format
+        return compile_response_format(self.tokenizer, kind, schema, vocab_size=self.engine.model_config.vocab_size,
+                                       stop_ids=sorted(self.engine.eos_ids))
+
+    async def stream_prompt(self, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
+                            logits_constraint: Any = None) -> AsyncIterator[StreamDelta]:
+        t0 = time.perf_counter()
+        if self._closed:
+            yield self._error_delta("engine is closed", t0)
+            return
+        self._counter += 1
+        rid = f"{request_id}#{self._counter}"
+        q: asyncio.Queue = asyncio.Queue()
+        self._sinks[rid] = (asyncio.get_running_loop(), q)
+        if logits_constraint is not None:
+            self._constraints[rid] = logits_constraint
+        self._inbox.put(("add", rid, list(prompt_token_ids), params))
+        first: float | None = None
+        finished = False
+        try:
+            while True:
+                item = await q.get()
+                if isinstance(item, BaseException):
+                    finished = True
+                    yield self._error_delta(str(item), t0, prompt_tokens=len(prompt_token_ids))
+                    return
+                o: RequestOutput = item
+                if first is None and o.token_ids:
+                    first = time.perf_counter()
+                if not o.finished:
+                    if o.new_text or o.new_token_ids:
+                        yield StreamDelta(text=o.new_text, token_count=len(o.new_token_ids))
+                    continue
+                finished = True
+                yield StreamDelta(text=o.new_text, token_count=len(o.new_token_ids), final=Completion(
+                    text=o.text, finish_reason=o.finish_reason or "error", prompt_tokens=len(prompt_token_ids),
+                    completion_tokens=len(o.token_ids), latency_s=time.perf_counter() - t0,
+                    ttft_s=(first - t0) if first is not None else None, error=o.error,
+                    logprobs=list(o.logprobs) if o.logprobs is not None else None,
+                    extra={"cached_tokens": o.num_cached_tokens, "token_ids": list(o.token_ids)}))
+                return
+        finally:
+            self._sinks.pop(rid, None)
+            self._constraints.pop(rid, None)
+            if not finished:  # the client went away: the engine thread frees the KV blocks before its next step
+                self.aborted += 1
+                self._inbox.put(("abort", rid))
+
+    def stats(self) -> dict[str, Any]:
+        eng = self.engine
+        bm, sched = eng.block_manager, eng.scheduler
+        free = bm.num_free
+        out: dict[str, Any] = {
+            "requests_running": len(sched.running), "requests_waiting": len(sched.waiting),
+            "kv_blocks_total": bm.num_blocks, "kv_blocks_free": free, "kv_blocks_used": bm.num_blocks - free,
+            "kv_block_size": bm.block_size, "prefix_cache_queries": bm.queries, "prefix_cache_hits": bm.hits,
+            "prefix_cache_hit_rate": bm.hits / bm.queries if bm.queries else 0.0,
+            "preemptions": sched.total_preemptions, "aborted_requests": self.aborted,
+        }
+        spec = getattr(eng, "spec_stats", None)  # present once speculative decoding is wired into LLMEngine
+        if spec is not None:
+            out["spec_drafted_tokens"] = spec.num_draft_tokens
+            out["spec_accepted_tokens"] = spec.num_accepted_tokens
+        return out
