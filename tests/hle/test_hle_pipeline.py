@@ -120,3 +120,16 @@ def test_generate_hle_over_http_sends_image_parts(tmp_path):
     assert len(with_images) == sum(it.fields["has_image"] for it in ITEMS.values())
     assert all(re.match(r"data:image/png;base64,", b["messages"][-1]["content"][1]["image_url"]["url"])
                for b in with_images)
+
+
+def test_calibration_error_reaches_summary_for_250_questions(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    data = tmp_path / "hle.jsonl"
+    data.write_text("".join(json.dumps({"id": f"s{i:03d}", "question": f"Question {i}?", "answer": str(i),
+                                        "answer_type": "exactMatch", "category": "Math"}) + "\n" for i in range(250)))
+    run = make_run(tmp_path / "hle-250", "hle", lambda request: "Answer: wrong\nConfidence: 100%", data=data)
+    with ScriptedServer(honest_judge, model=JUDGE_MODEL) as server:
+        assert grade_llm(run, server, "--judge-concurrency", "64") == 0
+    s, _ = summary_of(run)
+    assert (s["accuracy"], s["accuracy_ci95_half_width"]) == (0.0, 0.0)
+    assert (s["calibration_error"], s["calibration_error_corrected"], s["calibration_samples"]) == (63.0, 100.0, 250)

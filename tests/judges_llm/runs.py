@@ -24,10 +24,11 @@ class AnswerEngine(Engine):
 
 
 def make_run(out: Path, task_name: str, answer: Callable[[ChatRequest], str], samples: int = 1,
-             supports_images: bool = True, **task_options) -> Path:
+             supports_images: bool = True, data: Path | None = None, **task_options) -> Path:
     task = get_task(task_name, **task_options)
-    items = task.load(task.demo_data_path)
-    cfg = GenerateConfig(task=task, data_path=task.demo_data_path, out=out, samples=samples, limit=None,
+    data = data or task.demo_data_path
+    items = task.load(data)
+    cfg = GenerateConfig(task=task, data_path=data, out=out, samples=samples, limit=None,
                          sampling=SamplingParams(max_tokens=64), progress=False)
     asyncio.run(run_generation(cfg, AnswerEngine(answer, supports_images), items, "scripted-model"))
     return out
