@@ -59,7 +59,7 @@ class LLMJudge(Judge):
         self.structured_output = structured_output
         self.pass_images = pass_images
         self._make_nonce = make_nonce
-        self.prompt_hash = prompt_sha256()
+        self.prompt_hash = prompt_sha256(pass_images)
         self.judge_id = f"llm-{sanitise_model(model)}-{self.prompt_hash[:8]}"
         root = Path(cache_dir) if cache_dir else default_cache_root()
         self.cache = VerdictCache(root / self.judge_id / "cache.jsonl") if use_cache else None

@@ -74,9 +74,12 @@ RESPONSE_FORMAT: dict[str, Any] = {
 }
 
 
-def prompt_sha256() -> str:
-    """Hash of everything that shapes the verdict text: version, both templates and the schema."""
-    blob = json.dumps([PROMPT_VERSION, SYSTEM, USER, IMAGE_NOTE, SCHEMA], sort_keys=True)
+def prompt_sha256(pass_images: bool = False) -> str:
+    """Hash of everything that shapes what the judge reads: version, templates, schema, image handling."""
+    parts: list[Any] = [PROMPT_VERSION, SYSTEM, USER, IMAGE_NOTE, SCHEMA]
+    if pass_images:
+        parts.append("images passed through")
+    blob = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

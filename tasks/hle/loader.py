@@ -50,15 +50,18 @@ def _parquet_rows(path: Path) -> Iterator[tuple[str, Any]]:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        names = pq.read_schema(path).names
+        missing = [c for c in REQUIRED if c not in names]
+        if missing:
+            raise DataError(f"{path}: missing column(s) {', '.join(missing)}; expected {FORMAT}")
+        # only the columns we use: the published file also carries large image previews
+        table = pq.read_table(path, columns=[c for c in REQUIRED + OPTIONAL if c in names])
+    except DataError:
+        raise
     except Exception as exc:  # pyarrow raises several types for a damaged file
         raise DataError(f"{path}: cannot read parquet ({exc}); expected {FORMAT}") from None
-    missing = [c for c in REQUIRED if c not in table.column_names]
-    if missing:
-        raise DataError(f"{path}: missing column(s) {', '.join(missing)}; expected {FORMAT}")
-    wanted = [c for c in REQUIRED + OPTIONAL if c in table.column_names]
     # row numbers are 1-based data rows, as a spreadsheet view of the file would show them
-    for rowno, row in enumerate(table.select(wanted).to_pylist(), 1):
+    for rowno, row in enumerate(table.to_pylist(), 1):
         yield f"{path} row {rowno}", row
 
 

@@ -117,3 +117,15 @@ def test_demo_set_has_text_and_drawn_image_items():
         assert header == "data:image/png;base64"
         assert Image.open(BytesIO(b64decode(data))).format == "PNG"
     assert {i.fields["answer_type"] for i in items} == {"exactMatch", "multipleChoice"}
+
+
+def test_damaged_parquet_is_a_data_error(tmp_path):
+    path = tmp_path / "hle.parquet"
+    path.write_bytes(b"PAR1 this is not a parquet file")
+    with pytest.raises(DataError, match="cannot read parquet"):
+        HleTask().load(path)
+
+
+def test_extra_published_columns_are_ignored(tmp_path):
+    rows = [dict(r, image_preview=b"\x89PNG", author_name="x", canary="c") for r in ROWS]
+    assert [i.id for i in HleTask().load(write_parquet(tmp_path / "hle.parquet", rows))] == ["a1", "b2", "c3"]
