@@ -54,8 +54,31 @@ def _mtp_tensors(cfg: dict, state: dict[str, torch.Tensor], seed: int) -> dict[s
     return out
 
 
-def make_checkpoint(folder: Path, seed: int = 0, mtp: bool = True, **overrides) -> Path:
-    """Write config.json + model.safetensors for a tiny random DeepSeek-V3 (HF's own save layout)."""
+def _make_predictable(state: dict[str, torch.Tensor], cfg: dict, seed: int, noise: float) -> None:
+    """Main model ~ "next token = perm(token)" (embedding residual dominates, lm_head = permuted embedding),
+    MTP module ~ the same map applied to the next token (eh_proj passes the embedding half through), so
+    drafts are often right. `noise` scales every other matrix: larger means more disagreement."""
+    g = torch.Generator().manual_seed(seed + 2)
+    V, d, n = cfg["vocab_size"], cfg["hidden_size"], cfg["num_hidden_layers"]
+    for k, v in state.items():
+        if v.dim() >= 2:
+            state[k] = noise * torch.randn(v.shape, generator=g)
+    embed = torch.randn(V, d, generator=g)
+    perm = torch.randperm(V, generator=g)
+    head = torch.empty_like(embed)
+    head[perm] = embed
+    state["model.embed_tokens.weight"], state["lm_head.weight"] = embed, head
+    p = f"model.layers.{n}."
+    if p + "eh_proj.weight" in state:
+        state[p + "eh_proj.weight"] = torch.cat([torch.eye(d), torch.zeros(d, d)], dim=1)
+        state[p + "embed_tokens.weight"], state[p + "shared_head.head.weight"] = embed.clone(), head.clone()
+
+
+def make_checkpoint(folder: Path, seed: int = 0, mtp: bool = True, predictable: float | None = None,
+                    **overrides) -> Path:
+    """Write config.json + model.safetensors for a tiny random DeepSeek-V3 (HF's own save layout).
+
+    predictable=noise builds weights whose MTP drafts are often accepted (see _make_predictable)."""
     from safetensors.torch import load_file, save_file
     from transformers import DeepseekV3Config, DeepseekV3ForCausalLM
     cfg = {**TINY, **overrides}
@@ -66,7 +89,10 @@ def make_checkpoint(folder: Path, seed: int = 0, mtp: bool = True, **overrides) 
     state = load_file(str(folder / "model.safetensors"))
     if mtp and cfg.get("num_nextn_predict_layers"):
         state.update(_mtp_tensors(cfg, state, seed))
-        save_file(state, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    if predictable is not None:
+        _make_predictable(state, cfg, seed, predictable)
+    save_file({k: v.contiguous() for k, v in state.items()}, str(folder / "model.safetensors"),
+              metadata={"format": "pt"})
     return folder
 
 
@@ -79,6 +105,32 @@ def load_hf(folder: Path):
 
 def rel_err(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a - b).norm() / b.norm())
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    # The machine's 2 cores are shared: multi-threaded BLAS on tiny matrices is 10-50x slower under load.
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tiny_ckpt):
+    from engine.native.models.deepseek_v3 import DeepseekV3Model
+    return DeepseekV3Model.from_folder(tiny_ckpt)
+
+
+@pytest.fixture(scope="session")
+def predictable_ckpt(tmp_path_factory) -> Path:
+    return make_checkpoint(tmp_path_factory.mktemp("dsv3p"), seed=3, predictable=0.14, eos_token_id=None)
+
+
+@pytest.fixture(scope="session")
+def predictable_model(predictable_ckpt):
+    from engine.native.models.deepseek_v3 import DeepseekV3Model
+    return DeepseekV3Model.from_folder(predictable_ckpt)
 
 
 @pytest.fixture(scope="session")
