@@ -1,0 +1,124 @@
+"""Decode sweep: points are requests per data-parallel rank, each with a KV context of `context` tokens
+filled (prefilled) before timing; then whole decode steps are timed."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from engine.base import SamplingParams
+from sweep.acceptance import DEFINITION as ACCEPTANCE_DEFINITION
+from sweep.acceptance import expected_acceptance_length
+from sweep.config import SweepConfig
+from sweep.devices import check_device, gpus_note
+from sweep.engine_session import PromptMaker, build_engine, describe, drain
+from sweep.runner import Measurement, Outcome
+from sweep.timing import maybe_profile, median, synchronize
+
+DEFINITIONS = {
+    "latency_ms": "median wall time of one decode step over all R requests, device-synchronised (ms)",
+    "tokens_per_s_per_user": "tokens accepted per request per step / median step time (nextn=0: 1 / step time)",
+    "output_tokens_per_s_per_gpu": "R x tokens accepted per request per step / median step time, per device",
+}
+FILL_MODES = ("unique", "shared_prefix")
+
+
+class DecodeSweep:
+    kind = "decode"
+
+    def __init__(self, cfg: SweepConfig, device: str) -> None:
+        if not cfg.context:
+            raise ValueError(f"{cfg.path}: decode needs a KV context length (config 'context' or --context)")
+        self.fill = cfg.engine.get("decode_fill", "unique")
+        if self.fill not in FILL_MODES:
+            raise ValueError(f"{cfg.path}: engine.decode_fill must be one of {FILL_MODES}, got {self.fill!r}")
+        if cfg.nextn and cfg.accept is None:
+            raise ValueError("--nextn > 0 needs --accept P (synthetic per-position acceptance probability)")
+        self.cfg, self.device = cfg, check_device(device)
+        self.engine = None
+
+    def points(self) -> list[dict[str, Any]]:
+        c = self.cfg
+        return [{"requests": r, "context": c.context, "nextn": c.nextn, "accept": c.accept if c.nextn else None}
+                for r in c.points]
+
+    def setup(self) -> None:
+        steps = self.cfg.warmup_steps + self.cfg.measured_steps
+        self.engine = build_engine(self.cfg, self.device, max_num_seqs=max(self.cfg.points),
+                                   **({} if "max_num_batched_tokens" in self.cfg.engine
+                                      else {"max_num_batched_tokens": max(2048, max(self.cfg.points))}))
+        if self.cfg.nextn:
+            arch = self.engine.model_config.architecture
+            raise ValueError(
+                f"--nextn {self.cfg.nextn}: model {self.engine.model_name!r} ({arch}) has no draft (MTP) heads, so it "
+                "cannot run speculative decoding; use nextn 0, or a DeepSeek-V3-style checkpoint with MTP weights "
+                "once the built-in engine's step API drives speculative decoding")
+        if self.cfg.context + steps + 1 >= self.engine.config.max_model_len:
+            raise ValueError(f"context {self.cfg.context} + {steps} steps exceeds the model's length "
+                             f"{self.engine.config.max_model_len}")
+        # Random prompts may sample EOS; a decode sweep must keep every request running for every step.
+        self.engine.eos_ids = set()
+        self.prompts = PromptMaker(self.engine.model_config.vocab_size, self.cfg.seed)
+
+    def describe(self) -> dict[str, Any]:
+        return {**describe(self.engine), "decode_fill": self.fill} if self.engine else {}
+
+    def _fill(self, requests: int, context: int, steps: int) -> list[str]:
+        """Prefill R prompts of `context` tokens; returns once every request is decoding."""
+        shared = self.prompts.tokens(context - 16) if self.fill == "shared_prefix" else None
+        ids = []
+        for _ in range(requests):
+            prompt = shared + self.prompts.tokens(16) if shared else self.prompts.tokens(context)
+            ids.append(self.engine.add_request(prompt, SamplingParams(max_tokens=steps + 8)))
+        pending = set(ids)
+        while pending:
+            out = self.engine.step()
+            for o in out.outputs:
+                if o.finish_reason == "error":
+                    raise MemoryError(f"KV cache out of memory: {o.error}") if "KV cache" in (o.error or "") \
+                        else RuntimeError(o.error)
+                pending.discard(o.request_id)
+        return ids
+
+    def _decode_step(self, requests: int) -> float:
+        synchronize(self.device)
+        out = self.engine.step()
+        synchronize(self.device)
+        st = out.stats
+        if st.num_preempted or st.num_decode_tokens != requests or st.num_prefill_tokens:
+            raise MemoryError(f"KV cache out of memory: step ran {st.num_decode_tokens} decodes of {requests} "
+                              f"({st.num_preempted} preempted, {st.num_prefill_tokens} prefill tokens)")
+        return st.elapsed_s
+
+    def measure(self, point: dict[str, Any], trace_path: Path | None) -> Measurement:
+        r, ctx = point["requests"], point["context"]
+        self._fill(r, ctx, self.cfg.warmup_steps + self.cfg.measured_steps)
+        for _ in range(self.cfg.warmup_steps):
+            self._decode_step(r)
+        with maybe_profile(trace_path):
+            times = [self._decode_step(r) for _ in range(self.cfg.measured_steps)]
+        drain(self.engine)
+        return Measurement(times, work={"requests": r}, info={"tokens_per_request_per_step": 1.0})
+
+    def summarise(self, point, step_times_s, work, infos, gpus) -> Outcome:
+        lat = median(step_times_s)
+        accepted = infos[0]["tokens_per_request_per_step"]
+        per_gpu = work["requests"] * accepted / lat / gpus
+        metrics = {
+            "latency_ms": lat * 1e3,
+            "tokens_per_s_per_user": accepted / lat,
+            "output_tokens_per_s_per_gpu": per_gpu,
+            "output_tokens_per_s": per_gpu * gpus,
+            "tokens_per_request_per_step": accepted,
+            "kv_tokens_per_rank": point["requests"] * point["context"],
+            "step_times_ms": [t * 1e3 for t in step_times_s],
+        }
+        defs = dict(DEFINITIONS)
+        if point["nextn"]:
+            metrics["acceptance_length_target"] = expected_acceptance_length(point["accept"], point["nextn"])
+            defs["acceptance"] = ACCEPTANCE_DEFINITION
+        return Outcome(metrics, defs, {"gpus": gpus, "gpus_note": gpus_note(self.device, gpus),
+                                       "per_user": "one request"},
+                       cost_rates={"output_tokens": per_gpu})
+
+    def close(self) -> None:
+        self.engine = None

@@ -1,0 +1,48 @@
+"""Shared by the prefill and decode sweeps: build the built-in engine from a tag, make prompts, drain it."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from sweep.config import SweepConfig
+
+ENGINE_KEYS = {"kv_cache_gib", "block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len",
+               "enable_prefix_caching"}
+
+
+def build_engine(cfg: SweepConfig, device: str, **overrides: Any):
+    """An LLMEngine for the tag's model, device, dtype and [engine] options (overrides win)."""
+    from engine.native.llm_engine import LLMEngine
+
+    options = {k: v for k, v in cfg.engine.items() if k not in ("decode_fill",)}
+    unknown = sorted(set(options) - ENGINE_KEYS)
+    if unknown:
+        raise ValueError(f"{cfg.path}: unknown [engine] key(s) {', '.join(unknown)}; valid: {', '.join(sorted(ENGINE_KEYS))}")
+    options.update(overrides)
+    return LLMEngine(model=cfg.model, device=device, dtype=cfg.dtype, threads=cfg.threads, **options)
+
+
+class PromptMaker:
+    """Random token prompts; every call draws new tokens so one point never hits another's prefix cache."""
+
+    def __init__(self, vocab_size: int, seed: int) -> None:
+        self.vocab = vocab_size
+        self.gen = torch.Generator().manual_seed(seed)
+
+    def tokens(self, n: int) -> list[int]:
+        # Skip the low ids, where byte-level vocabularies keep special and control tokens.
+        return torch.randint(min(1000, self.vocab // 2), self.vocab, (n,), generator=self.gen).tolist()
+
+
+def drain(engine) -> None:
+    """Abort everything still queued or running so the next point starts with an empty cache."""
+    for seq in list(engine.scheduler.running) + list(engine.scheduler.waiting):
+        engine.abort(seq.request_id)
+    while engine.has_unfinished():
+        engine.step()
+
+
+def describe(engine) -> dict[str, Any]:
+    d = engine.describe()
+    return {"model": d.get("model"), "engine": d}

@@ -1,0 +1,109 @@
+"""Prefill sweep: points are tokens per prefill step (the engine's per-step token budget).
+
+Each measured round prefills whole prompts of `context` tokens (max(1, B // context) of them), so the
+timed steps walk every offset of the context, as a long-context prefill does.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from engine.base import SamplingParams
+from sweep.config import SweepConfig
+from sweep.devices import check_device, gpus_note
+from sweep.engine_session import PromptMaker, build_engine, describe, drain
+from sweep.runner import Measurement, Outcome
+from sweep.timing import maybe_profile, median, synchronize
+
+DEFINITIONS = {
+    "latency_ms": "median wall time of one engine step (prefill only), device-synchronised (ms)",
+    "input_tokens_per_s_per_gpu": ("non-cached prompt tokens computed in the measured steps / their total time, "
+                                   "per device (whole rounds, so every context offset counts)"),
+    "cached_tokens": "prompt tokens served from the prefix cache during measured steps (not in the rate)",
+    "context_prefill_s": "time to prefill one whole prompt of `context` tokens (sum of its steps)",
+}
+
+
+class PrefillSweep:
+    kind = "prefill"
+
+    def __init__(self, cfg: SweepConfig, device: str) -> None:
+        if not cfg.context:
+            raise ValueError(f"{cfg.path}: prefill needs a context length (config 'context' or --context)")
+        self.cfg, self.device = cfg, check_device(device)
+        self.engine = None
+
+    def points(self) -> list[dict[str, Any]]:
+        return [{"batch_tokens": b, "context": self.cfg.context} for b in self.cfg.points]
+
+    def setup(self) -> None:
+        budget = max(self.cfg.points)
+        self.engine = build_engine(self.cfg, self.device, max_num_batched_tokens=budget)
+        if self.cfg.context >= self.engine.config.max_model_len:
+            raise ValueError(f"context {self.cfg.context} must be below the model's length {self.engine.config.max_model_len}")
+        self.prompts = PromptMaker(self.engine.model_config.vocab_size, self.cfg.seed)
+
+    def describe(self) -> dict[str, Any]:
+        return describe(self.engine) if self.engine else {}
+
+    def _round(self, batch_tokens: int, prompt_len: int) -> list[tuple[float, int, int]]:
+        """Prefill whole prompts with `batch_tokens` per step; (seconds, computed, cached) per step."""
+        self.engine.scheduler.config.max_num_batched_tokens = batch_tokens
+        n = max(1, batch_tokens // prompt_len)
+        for _ in range(n):  # max_tokens=1: each request ends with its prefill step
+            self.engine.add_request(self.prompts.tokens(prompt_len), SamplingParams(max_tokens=1))
+        steps = []
+        while self.engine.has_unfinished():
+            synchronize(self.device)
+            out = self.engine.step()
+            synchronize(self.device)
+            st = out.stats
+            errors = [o.error for o in out.outputs if o.finish_reason == "error"]
+            if errors:
+                raise MemoryError(f"KV cache out of memory: {errors[0]}") if "KV cache" in errors[0] else RuntimeError(errors[0])
+            if st.num_prefill_tokens or st.num_cached_tokens:
+                steps.append((st.elapsed_s, st.num_prefill_tokens, st.num_cached_tokens))
+        return steps
+
+    def measure(self, point: dict[str, Any], trace_path: Path | None) -> Measurement:
+        b, ctx = point["batch_tokens"], point["context"]
+        warm = min(ctx, b * max(1, self.cfg.warmup_steps))
+        if self.cfg.warmup_steps:
+            self._round(b, warm)
+        steps: list[tuple[float, int, int]] = []
+        rounds = 0
+        with maybe_profile(trace_path):
+            while len(steps) < self.cfg.measured_steps:  # whole rounds: every offset of the context
+                steps += self._round(b, ctx)
+                rounds += 1
+        drain(self.engine)
+        # The last step of a round may be short; rates use each step's own token count.
+        times = [s[0] for s in steps]
+        return Measurement(times, work={"tokens": sum(s[1] for s in steps) / len(steps)},
+                           info={"step_tokens": [s[1] for s in steps], "cached": sum(s[2] for s in steps),
+                                 "rounds": rounds, "requests_per_round": max(1, b // ctx),
+                                 "tokens_per_s_steps": [s[1] / s[0] for s in steps]})
+
+    def summarise(self, point, step_times_s, work, infos, gpus) -> Outcome:
+        info = infos[0]
+        lat = median(step_times_s)
+        tok_per_step = work["tokens"] / gpus  # mean computed tokens per step per rank
+        per_gpu = tok_per_step * len(step_times_s) / sum(step_times_s)
+        metrics = {
+            "latency_ms": lat * 1e3,
+            "latency_ms_mean": sum(step_times_s) / len(step_times_s) * 1e3,
+            "input_tokens_per_s_per_gpu": per_gpu,
+            "input_tokens_per_s": per_gpu * gpus,
+            "tokens_per_step": tok_per_step,
+            "cached_tokens": sum(i["cached"] for i in infos),
+            "context_prefill_s": sum(step_times_s) / (info["rounds"] * info["requests_per_round"]),
+            "measured_steps": len(step_times_s),
+            "rounds": info["rounds"],
+            "step_times_ms": [t * 1e3 for t in step_times_s],
+        }
+        return Outcome(metrics, DEFINITIONS, {"gpus": gpus, "gpus_note": gpus_note(self.device, gpus)},
+                       cost_rates={"input_tokens": per_gpu})
+
+    def close(self) -> None:
+        self.engine = None
