@@ -58,19 +58,25 @@ class GuardMiddleware:
         if length is not None and length.isdigit() and int(length) > limit:
             self.metrics.rejected(400)
             return await _send_error(send, 400, f"request body is {length} bytes; the limit is {limit}", "body")
-        seen = 0
-
-        async def capped_receive() -> dict:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
+        if length is None and scope.get("method") in ("POST", "PUT", "PATCH"):
+            # A chunked body has no declared size: read it here, up to the cap, then replay it to the app.
+            parts, seen, more = [], 0, True
+            while more:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return
+                parts.append(message.get("body", b""))
+                seen += len(parts[-1])
+                more = message.get("more_body", False)
                 if seen > limit:
                     self.metrics.rejected(400)
-                    raise APIError(400, f"request body exceeds the limit of {limit} bytes", param="body")
-            return message
+                    return await _send_error(send, 400, f"request body exceeds the limit of {limit} bytes", "body")
+            replay = [{"type": "http.request", "body": b"".join(parts), "more_body": False}]
 
-        return await self.app(scope, capped_receive, send)
+            async def replay_receive() -> dict:
+                return replay.pop() if replay else await receive()
+            return await self.app(scope, replay_receive, send)
+        return await self.app(scope, receive, send)
 
 
 async def _send_error(send: Any, status: int, message: str, param: str | None, extra: dict | None = None) -> None:
@@ -121,15 +127,11 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
 
     app = FastAPI(title="harness OpenAI-compatible server", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.runtime = rt
-    install_error_handlers(app)
+    install_error_handlers(app, on_reject=metrics.rejected)
     app.add_middleware(GuardMiddleware, settings=settings, metrics=metrics)
 
     async def _serve(request: Request, plan: Any) -> Response:
-        try:
-            admission.check()
-        except APIError:
-            metrics.rejected(429)
-            raise
+        admission.check()
         if plan.stream:
             return StreamingResponse(sse_stream(rt, plan), media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

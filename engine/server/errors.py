@@ -1,7 +1,7 @@
 """OpenAI-style error bodies: every rejected request says what was wrong and which field caused it."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -30,7 +30,7 @@ def error_body(status: int, message: str, param: str | None = None, code: str | 
     return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
-def error_response(exc: APIError) -> JSONResponse:
+def _error_response(exc: APIError) -> JSONResponse:
     return JSONResponse(error_body(exc.status, exc.message, exc.param, exc.code), status_code=exc.status,
                         headers=exc.headers)
 
@@ -60,8 +60,13 @@ def _validation_message(err: dict[str, Any], param: str) -> str:
     return f"invalid '{param}': {msg}"
 
 
-def install_error_handlers(app: FastAPI) -> None:
+def install_error_handlers(app: FastAPI, on_reject: Callable[[int], None] | None = None) -> None:
     """Map every failure to an OpenAI-style body; pydantic's 422 becomes a 400 naming the field."""
+
+    def error_response(exc: APIError) -> JSONResponse:
+        if on_reject is not None and exc.status < 500:
+            on_reject(exc.status)
+        return _error_response(exc)
 
     @app.exception_handler(APIError)
     async def _api_error(_: Request, exc: APIError) -> JSONResponse:
