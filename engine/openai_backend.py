@@ -1,0 +1,259 @@
+"""The `openai` engine: any OpenAI-compatible server (vLLM, SGLang, TensorRT-LLM, the built-in server).
+
+Requests go through the official `openai` client with its own retries off, so the policy here is the
+only one: exponential backoff with full jitter on 429, 5xx, 408/409, timeouts, connection errors and
+malformed replies; failover to another base URL on connection errors. A request that still fails
+comes back as Completion(finish_reason="error", error=...), never as response text.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+from typing import Any, AsyncIterator
+
+import openai
+from openai import AsyncOpenAI, AsyncStream
+
+from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, StreamDelta
+from engine.openai_endpoints import Endpoint, EndpointPool, normalise_base_url
+from engine.openai_faults import Fault, backoff_delay, classify
+from engine.openai_faults import _httpx
+from engine.openai_replies import StreamState, parse_completion
+
+log = logging.getLogger(__name__)
+
+PLACEHOLDER_KEY = "EMPTY"  # what vLLM/SGLang users pass when the server has no key
+
+
+class _Retry:
+    """The retry budget and failover state of one request."""
+
+    def __init__(self, engine: "OpenAIEngine"):
+        self.engine = engine
+        self.attempts = 0
+        self.retries = 0
+        self.dead: set[str] = set()  # endpoints that refused a connection during this request
+
+    async def again(self, fault: Fault, endpoint: Endpoint) -> bool:
+        """Decide whether to try again; sleeps the backoff when it does."""
+        pool = self.engine.pool
+        if fault.kind == "connection":
+            pool.mark_down(endpoint)
+            self.dead.add(endpoint.url)
+            if pool.others_up(self.dead):
+                log.debug("failing over from %s: %s", endpoint.name, fault.message)
+                return True  # another server is up: switching is free and immediate
+        if not fault.retryable or self.retries >= self.engine.max_retries:
+            return False
+        self.retries += 1
+        delay = backoff_delay(self.retries, self.engine.retry_base_delay_s, self.engine.max_retry_delay_s,
+                              fault.retry_after_s)
+        log.debug("retry %d in %.3fs after %s", self.retries, delay, self.engine.redact(fault.describe()))
+        await asyncio.sleep(delay)
+        return True
+
+
+class OpenAIEngine(Engine):
+    """Chat completions against one or more OpenAI-compatible base URLs."""
+
+    name = "openai"
+    supports_images = True  # messages pass through unchanged, image_url parts included
+
+    def __init__(self, model: str, base_urls: list[str], api_key: str = PLACEHOLDER_KEY,
+                 api_key_env: str = "OPENAI_API_KEY", request_timeout_s: float = 600.0, max_retries: int = 5,
+                 retry_base_delay_s: float = 1.0, max_retry_delay_s: float = 60.0, pool_shards: int = 16,
+                 connections_per_shard: int = 256, down_cooldown_s: float = 5.0,
+                 continuous_usage_stats: bool = False, extra_body: dict[str, Any] | None = None):
+        if not model:
+            raise EngineError("the openai engine needs --model: the model name the server lists at GET /v1/models")
+        problems = []
+        if not request_timeout_s > 0:
+            problems.append(f"request timeout must be > 0 s, got {request_timeout_s!r}")
+        if not isinstance(max_retries, int) or max_retries < 0:
+            problems.append(f"max_retries must be an integer >= 0, got {max_retries!r}")
+        if not retry_base_delay_s >= 0 or not max_retry_delay_s >= 0:
+            problems.append("retry delays must be >= 0 s")
+        if problems:
+            raise EngineError("; ".join(problems))
+        self.model = model
+        self.base_urls = [normalise_base_url(u) for u in base_urls]
+        self._api_key = api_key or PLACEHOLDER_KEY
+        self.api_key_env = api_key_env
+        self.request_timeout_s = float(request_timeout_s)
+        self.max_retries = max_retries
+        self.retry_base_delay_s = float(retry_base_delay_s)
+        self.max_retry_delay_s = float(max_retry_delay_s)
+        self.continuous_usage_stats = continuous_usage_stats
+        self.extra_body = dict(extra_body or {})
+        self._connections_per_shard = connections_per_shard
+        self.pool = EndpointPool(self.base_urls, self._make_client, pool_shards, down_cooldown_s)
+
+    @classmethod
+    def from_options(cls, options: EngineOptions) -> "OpenAIEngine":
+        if not options.model:
+            raise EngineError("the openai engine needs --model: the model name the server lists at GET /v1/models")
+        if not options.base_urls:
+            raise EngineError("the openai engine needs --base-url, e.g. http://127.0.0.1:8000/v1 "
+                              "(repeat it to spread requests over several servers)")
+        env = options.api_key_env
+        known = ("max_retry_delay_s", "pool_shards", "connections_per_shard", "down_cooldown_s",
+                 "continuous_usage_stats", "extra_body")
+        tuning = {k: v for k, v in options.extra.items() if k in known}
+        return cls(model=options.model, base_urls=list(options.base_urls),
+                   api_key=(os.environ.get(env) if env else None) or PLACEHOLDER_KEY, api_key_env=env,
+                   request_timeout_s=options.request_timeout_s, max_retries=options.max_retries,
+                   retry_base_delay_s=options.retry_base_delay_s, **tuning)
+
+    def _make_client(self, url: str) -> AsyncOpenAI:
+        n = self._connections_per_shard
+        timeout = _httpx.Timeout(self.request_timeout_s, connect=min(self.request_timeout_s, 30.0), pool=None)
+        http = openai.DefaultAsyncHttpxClient(
+            timeout=timeout, limits=_httpx.Limits(max_connections=n, max_keepalive_connections=n))
+        return AsyncOpenAI(api_key=self._api_key, base_url=url, max_retries=0, timeout=timeout, http_client=http)
+
+    def redact(self, text: str) -> str:
+        """Remove the API key from text bound for errors and logs (some servers echo it)."""
+        if self._api_key != PLACEHOLDER_KEY and len(self._api_key) >= 4:
+            text = text.replace(self._api_key, "***")
+        return text
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "model": self.model, "base_urls": [e.name for e in self.pool.endpoints]}
+
+    def _body(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
+        p = request.params
+        body: dict[str, Any] = {"model": self.model, "messages": request.messages, "max_tokens": p.max_tokens,
+                                "temperature": p.temperature, "top_p": p.top_p}
+        if p.seed is not None:
+            body["seed"] = p.seed
+        if p.stop:
+            body["stop"] = list(p.stop)
+        # Not in OpenAI's own API (which rejects unknown fields), so sent only when asked for; vLLM and
+        # SGLang read them as the client's extra_body would put them: top-level fields.
+        if p.top_k > 0:
+            body["top_k"] = p.top_k
+        if p.stop_token_ids:
+            body["stop_token_ids"] = list(p.stop_token_ids)
+        if p.logprobs:
+            body["logprobs"] = True
+        if stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+            if self.continuous_usage_stats:  # vLLM/SGLang: usage in every chunk, exact tokens per chunk
+                body["stream_options"]["continuous_usage_stats"] = True
+        body.update(self.extra_body)
+        return body
+
+    def _failed(self, retry: _Retry, fault: Fault, endpoint: Endpoint, started: float,
+                partial: str | None = None) -> Completion:
+        outcome = "not retried" if not fault.retryable else f"gave up after {retry.attempts} attempt(s)"
+        error = self.redact(f"{fault.describe()} (from {endpoint.name}; {outcome})")
+        completion = Completion.failed(error, latency_s=time.perf_counter() - started, attempts=retry.attempts)
+        completion.extra.update(error_kind=fault.kind, status=fault.status)
+        if partial:
+            completion.extra["partial_text"] = partial
+        return completion
+
+    async def chat(self, request: ChatRequest) -> Completion:
+        started = time.perf_counter()
+        body = self._body(request, stream=False)
+        retry = _Retry(self)
+        while True:
+            retry.attempts += 1
+            endpoint, shard = self.pool.acquire(retry.dead)
+            try:
+                # The raw response skips the SDK's per-request model building (~1 ms) and lets a reply
+                # that is not an OpenAI completion be classified here as malformed.
+                response = await shard.client.post("/chat/completions", body=body, cast_to=_httpx.Response)
+                completion = parse_completion(response.content)
+            except Exception as exc:
+                fault = classify(exc)
+            else:
+                self.pool.mark_up(endpoint)
+                completion.latency_s = time.perf_counter() - started
+                completion.attempts = retry.attempts
+                return completion
+            finally:
+                self.pool.release(endpoint, shard)
+            if not await retry.again(fault, endpoint):
+                return self._failed(retry, fault, endpoint, started)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        """SSE streaming; faults before the first token are retried, later ones end the stream with an error."""
+        started = time.perf_counter()
+        body = self._body(request, stream=True)
+        retry = _Retry(self)
+        while True:
+            retry.attempts += 1
+            endpoint, shard = self.pool.acquire(retry.dead)
+            state = StreamState()
+            sse: AsyncStream[dict] | None = None
+            try:
+                sse = await shard.client.post("/chat/completions", body=body, cast_to=dict, stream=True,
+                                              stream_cls=AsyncStream[dict])
+                async for chunk in sse:
+                    delta = state.add(chunk, time.perf_counter() - started)
+                    if delta is not None:
+                        yield delta
+                completion = state.finish()
+            except Exception as exc:
+                fault = classify(exc)
+            else:
+                self.pool.mark_up(endpoint)
+                completion.latency_s = time.perf_counter() - started
+                completion.attempts = retry.attempts
+                yield StreamDelta(text="", token_count=0, final=completion)
+                return
+            finally:
+                if sse is not None:
+                    try:
+                        await sse.close()
+                    except Exception:  # the socket may already be gone; the fault is reported above
+                        pass
+                self.pool.release(endpoint, shard)
+            if state.emitted or not await retry.again(fault, endpoint):
+                # Text already reached the caller cannot be taken back, so no retry after the first token.
+                yield StreamDelta(text="", token_count=0,
+                                  final=self._failed(retry, fault, endpoint, started, "".join(state.text)))
+                return
+
+    async def _probe(self, endpoint: Endpoint) -> tuple[list[str] | None, str | None]:
+        """GET /models on one endpoint: (served model ids or None when unlisted, error or None)."""
+        client = self.pool.client_for(endpoint)
+        try:
+            response = await client.get("/models", cast_to=_httpx.Response,
+                                        options={"timeout": min(self.request_timeout_s, 10.0)})
+        except Exception as exc:
+            fault = classify(exc)
+            if fault.status in (401, 403):
+                raise EngineError(self.redact(
+                    f"the server at {endpoint.name} refused the API key (HTTP {fault.status}: {fault.message}); "
+                    f"set the key in the environment variable {self.api_key_env}")) from None
+            if fault.status == 404:
+                return None, None  # reachable, but it does not list models: nothing to check against
+            return None, self.redact(fault.describe())
+        try:
+            return [str(m["id"]) for m in json.loads(response.content)["data"]], None
+        except (ValueError, KeyError, TypeError):
+            return None, None
+
+    async def check_ready(self) -> None:
+        """Raise EngineError when no base URL answers or the model is not served."""
+        results = await asyncio.gather(*(self._probe(e) for e in self.pool.endpoints))
+        probes = list(zip(self.pool.endpoints, results))
+        if all(err is not None for _, (_, err) in probes):
+            raise EngineError("; ".join(f"cannot reach the OpenAI-compatible server at {e.name}: {err}"
+                                        for e, (_, err) in probes))
+        for endpoint, (models, err) in probes:
+            if err is not None:
+                log.warning("cannot reach %s (%s); sending requests to the other base URLs", endpoint.name, err)
+                self.pool.mark_down(endpoint)
+            elif models is not None and self.model not in models:
+                raise EngineError(f"model {self.model!r} is not served at {endpoint.name}; "
+                                  f"served models: {', '.join(models) or '(none)'}")
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()
