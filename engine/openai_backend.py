@@ -89,6 +89,7 @@ class OpenAIEngine(Engine):
         self.continuous_usage_stats = continuous_usage_stats
         self.extra_body = dict(extra_body or {})
         self._connections_per_shard = connections_per_shard
+        self._ssl_context: Any = None
         self.pool = EndpointPool(self.base_urls, self._make_client, pool_shards, down_cooldown_s)
 
     @classmethod
@@ -109,9 +110,12 @@ class OpenAIEngine(Engine):
 
     def _make_client(self, url: str) -> AsyncOpenAI:
         n = self._connections_per_shard
+        if self._ssl_context is None:  # building one costs ~70 ms; every client of this engine shares it
+            self._ssl_context = _httpx.create_ssl_context()
         timeout = _httpx.Timeout(self.request_timeout_s, connect=min(self.request_timeout_s, 30.0), pool=None)
         http = openai.DefaultAsyncHttpxClient(
-            timeout=timeout, limits=_httpx.Limits(max_connections=n, max_keepalive_connections=n))
+            timeout=timeout, verify=self._ssl_context,
+            limits=_httpx.Limits(max_connections=n, max_keepalive_connections=n))
         return AsyncOpenAI(api_key=self._api_key, base_url=url, max_retries=0, timeout=timeout, http_client=http)
 
     def redact(self, text: str) -> str:

@@ -2,7 +2,8 @@
 
 Each base URL gets several small client pools ("shards") instead of one large one: httpcore scans
 every pooled connection on each request, so one pool of 256 connections costs O(256) per request
-and capped this backend near 250 requests/s on 2 cores; 16 shards of ~16 connections remove that.
+and capped this backend near 250 requests/s on 2 cores. A new shard opens only when every shard
+already has SHARD_TARGET requests in flight, so a light user pays for one client.
 Clients are bound to the event loop that first uses them, so they are rebuilt when the loop changes
 (a CLI that runs check_ready() and the stage in two asyncio.run calls keeps working).
 """
@@ -18,6 +19,8 @@ from urllib.parse import urlsplit, urlunsplit
 from openai import AsyncOpenAI
 
 from engine.base import EngineError
+
+SHARD_TARGET = 16  # requests in flight per client pool before another pool is opened
 
 
 def normalise_base_url(url: str) -> str:
@@ -82,8 +85,15 @@ class EndpointPool:
         # Clients of a previous (closed) loop cannot be reused or even closed from this one; drop them.
         self._loop = loop
         for ep in self.endpoints:
-            ep.shards = [Shard(self._make_client(ep.url)) for _ in range(self._shards)]
+            ep.shards = []
             ep.in_flight = 0
+
+    def _shard(self, endpoint: Endpoint) -> Shard:
+        shard = min(endpoint.shards, key=lambda s: s.in_flight) if endpoint.shards else None
+        if shard is None or (shard.in_flight >= SHARD_TARGET and len(endpoint.shards) < self._shards):
+            shard = Shard(self._make_client(endpoint.url))
+            endpoint.shards.append(shard)
+        return shard
 
     def acquire(self, avoid: set[str] | frozenset[str] = frozenset()) -> tuple[Endpoint, Shard]:
         """Pick an endpoint: live and not in `avoid` first, then the one that comes back soonest."""
@@ -96,7 +106,7 @@ class EndpointPool:
             endpoint = live[min(range(n), key=lambda i: (live[i].in_flight, (i - tick) % n))]
         else:
             endpoint = min(candidates, key=lambda e: e.down_until)
-        shard = min(endpoint.shards, key=lambda s: s.in_flight)
+        shard = self._shard(endpoint)
         endpoint.in_flight += 1
         shard.in_flight += 1
         return endpoint, shard
@@ -104,7 +114,7 @@ class EndpointPool:
     def client_for(self, endpoint: Endpoint) -> AsyncOpenAI:
         """A client of this particular endpoint (health probes)."""
         self._bind_loop()
-        return endpoint.shards[0].client
+        return self._shard(endpoint).client
 
     def release(self, endpoint: Endpoint, shard: Shard) -> None:
         endpoint.in_flight -= 1
