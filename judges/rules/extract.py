@@ -33,6 +33,14 @@ FULLWIDTH = str.maketrans(
 )
 
 
+_ASCII_LOWER = str.maketrans({chr(c): chr(c + 32) for c in range(65, 91)})
+
+
+def lower_same_length(text: str) -> str:
+    """Lower-case ASCII letters only, so every index still points at the same character."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
 def committed_text(response: str) -> tuple[str, bool]:
     """The text after the last closing think tag, and whether a think block is left open there.
 

@@ -1,0 +1,181 @@
+"""Rules grading throughput: samples/s of RulesJudge over synthetic AIME/GPQA generation records.
+
+The mix imitates reasoning-model output: long <think> blocks with intermediate boxed values, short
+direct answers, truncated generations with an open think block, and the odd retraction.
+
+    python benchmarks/bench_grading.py [--records 100000] [--repeats 3] [--stage 20000]
+
+--stage N also times the whole grade stage (read generations.jsonl, grade, write samples.jsonl and
+summary.json) on N records written to a temporary run directory; 0 skips it.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from harness.records import GenerationRecord  # noqa: E402
+from judges.rules import RulesJudge  # noqa: E402
+
+MATH = [
+    "Let $n = {a}$. Then $n^2 = {sq}$, and modulo $1000$ this is ${m}$. So that part is \\boxed{{{m}}}.",
+    "We have $\\frac{{{a}}}{{{b}}} + \\frac{{{b}}}{{{a}}} = \\frac{{{a}^2 + {b}^2}}{{{a}\\cdot {b}}}$, which simplifies nicely.",
+    "Wait, let me recount the cases where $x \\equiv {b} \\pmod{{7}}$; there are {a} of them, not {b}.",
+    "Hmm, consider the triangle with sides ${a}$, ${b}$ and ${c}$. By Heron's formula the area is $\\sqrt{{s(s-a)(s-b)(s-c)}}$.",
+    "So far the running total is ${c}$. Let me double check with a smaller case: for $n = 3$ we get $9$, which matches.",
+    "Alternatively, use generating functions: the coefficient of $x^{{{a}}}$ in $(1 + x + x^2)^{{{b}}}$ counts the same thing.",
+]
+SCIENCE = [
+    "Option (A) would require a {a} kJ/mol barrier, which is too high at room temperature.",
+    "For (B), the spin-orbit coupling of {b} cm^-1 splits the level, consistent with the spectrum.",
+    "Hmm, but (C) predicts a quartet at {c}.1 ppm, and the data show a singlet. So not C.",
+    "The answer might be D, since the ratio {a}:{b} matches the isotope pattern. Let me verify the masses.",
+    "Both A and C involve a carbocation; only one of them is stabilised by resonance.",
+    "Using $E = h\\nu$ with $\\nu = {a}\\times 10^{{14}}$ Hz gives about {b}.{c} eV.",
+]
+
+
+def _prose(rng: random.Random, templates: list[str], chars: int) -> str:
+    out, size = [], 0
+    while size < chars:
+        a, b = rng.randint(2, 99), rng.randint(2, 99)
+        line = rng.choice(templates).format(a=a, b=b, c=a + b, sq=a * a, m=(a * a) % 1000)
+        out.append(line)
+        size += len(line) + 1
+    return "\n\n".join(out)
+
+
+def aime_response(rng: random.Random, answer: int) -> tuple[str, str]:
+    """A response and its finish_reason."""
+    kind = rng.random()
+    if kind < 0.35:  # long reasoning, then a short committed answer
+        think = _prose(rng, MATH, rng.randint(8_000, 40_000))
+        return f"<think>\n{think}\n</think>\n\n{_prose(rng, MATH, 600)}\n\n**Final Answer**\n\\[\n\\boxed{{{answer}}}\n\\]", "stop"
+    if kind < 0.70:  # a direct derivation
+        tail = rng.choice([f"\\boxed{{{answer}}}", f"Answer: {answer}", f"So the answer is ${answer}$.", f"$m + n = \\boxed{{{answer:03d}}}$"])
+        return f"{_prose(rng, MATH, rng.randint(1_000, 4_000))}\n\n{tail}", "stop"
+    if kind < 0.85:  # cut off inside the think block
+        return f"<think>\n{_prose(rng, MATH, rng.randint(20_000, 40_000))}", "length"
+    if kind < 0.95:  # a retracted answer, then the corrected one
+        return f"{_prose(rng, MATH, 1_500)}\nSo the answer is {answer + 1}. Wait, that's wrong; recounting, the answer is \\boxed{{{answer}}}.", "stop"
+    return f"{_prose(rng, MATH, 2_000)}\nI could not finish the count.", "stop"
+
+
+def gpqa_response(rng: random.Random, letter: str) -> tuple[str, str]:
+    kind = rng.random()
+    if kind < 0.35:
+        think = _prose(rng, SCIENCE, rng.randint(6_000, 30_000))
+        return f"<think>\n{think}\n</think>\n\n{_prose(rng, SCIENCE, 500)}\n\n**Answer: {letter}**", "stop"
+    if kind < 0.70:
+        tail = rng.choice([f"Answer: {letter}", f"Answer: ({letter})", f"The correct answer is {letter}.", f"\\boxed{{{letter}}}", f"**Answer:** {letter}"])
+        return f"{_prose(rng, SCIENCE, rng.randint(800, 3_000))}\n\n{tail}", "stop"
+    if kind < 0.85:
+        return f"<think>\n{_prose(rng, SCIENCE, rng.randint(15_000, 30_000))}", "length"
+    if kind < 0.95:
+        return letter, "stop"
+    return f"{_prose(rng, SCIENCE, 1_000)}\nAnswer: Cannot be determined.", "stop"
+
+
+def build_records(n: int, seed: int = 0, distinct: int = 4_000) -> list[GenerationRecord]:
+    """n records over a pool of distinct responses (100,000 distinct long texts would need gigabytes)."""
+    rng = random.Random(seed)
+    pool = []
+    for i in range(distinct):
+        if i % 2 == 0:
+            answer = rng.randint(0, 999)
+            response, finish = aime_response(rng, answer)
+            pool.append(("aime", f"{answer:03d}", response, finish, {}))
+        else:
+            letter = rng.choice("ABCD")
+            response, finish = gpqa_response(rng, letter)
+            pool.append(("gpqa", letter, response, finish, {"letters": "ABCD", "gold_letter": letter}))
+    records = []
+    for i in range(n):
+        task, target, response, finish, meta = pool[i % distinct]
+        records.append(GenerationRecord(
+            task=task, item_id=f"{task}-{(i // 8) % 5000}", sample=i % 8, messages=[{"role": "user", "content": "..."}],
+            target=target, response=response, finish_reason=finish,
+            usage={"prompt_tokens": 200, "completion_tokens": len(response) // 4}, latency_s=1.0,
+            engine={"name": "openai"}, seed=i, meta=meta,
+        ))
+    return records
+
+
+def time_judge(records: list[GenerationRecord], repeats: int) -> tuple[float, Counter]:
+    judge = RulesJudge()
+    for rec in records[:2_000]:  # warm up regex caches
+        judge.grade(rec)
+    rates, statuses = [], Counter()
+    for _ in range(repeats):
+        statuses = Counter()
+        start = time.perf_counter()
+        for rec in records:
+            statuses[judge.grade(rec).status] += 1
+        rates.append(len(records) / (time.perf_counter() - start))
+    return statistics.median(rates), statuses
+
+
+def time_stage(records: list[GenerationRecord]) -> float:
+    """Samples/s through harness.grade.grade_run, split into one run directory per task."""
+    from harness.grade import grade_run
+    from harness.rundir import RunDir, RunSpec
+
+    total, elapsed = 0, 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for task in ("aime", "gpqa"):
+            recs = [r for r in records if r.task == task]
+            by_item: dict[str, int] = Counter(r.item_id for r in recs)
+            samples = max(by_item.values())
+            recs = [r for r in recs if by_item[r.item_id] == samples]
+            run = RunDir(Path(tmp) / task)
+            run.path.mkdir(parents=True)
+            run.write_spec(RunSpec(task=task, dataset_path="synthetic", dataset_sha256="0" * 64,
+                                   item_ids=sorted(by_item, key=lambda k: int(k.rsplit("-", 1)[1])), samples=samples,
+                                   engine_name="openai", model="synthetic", engine={}, sampling={}, seed=0))
+            item_ids = {r.item_id for r in recs}
+            spec = run.read_spec()
+            spec.item_ids = [i for i in spec.item_ids if i in item_ids]
+            run.write_spec(spec)
+            with open(run.generations_path, "w") as f:
+                for r in recs:
+                    f.write(json.dumps(r.to_dict()) + "\n")
+            start = time.perf_counter()
+            asyncio.run(grade_run(run.path, RulesJudge(), show_progress=False))
+            elapsed += time.perf_counter() - start
+            total += len(recs)
+    return total / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--stage", type=int, default=20_000, help="records for the whole-stage timing (0: skip)")
+    args = parser.parse_args()
+
+    t0 = time.perf_counter()
+    records = build_records(args.records)
+    chars = sum(len(r.response) for r in records) / len(records)
+    print(f"built {len(records):,} records ({Counter(r.task for r in records)}) in {time.perf_counter() - t0:.1f}s; "
+          f"mean response {chars:,.0f} chars; {sum(r.finish_reason == 'length' for r in records):,} truncated")
+    rate, statuses = time_judge(records, args.repeats)
+    print(f"RulesJudge.grade: {rate:,.0f} samples/s (median of {args.repeats}; goal >= 5,000/s)  statuses: {dict(statuses)}")
+    result = {"records": len(records), "judge_samples_per_s": round(rate)}
+    if args.stage:
+        stage_rate = time_stage(build_records(args.stage, seed=1, distinct=min(args.stage, 4_000)))
+        print(f"grade stage (read JSONL, grade, write samples.jsonl + summary.json): {stage_rate:,.0f} samples/s on {args.stage:,} records")
+        result["stage_samples_per_s"] = round(stage_rate)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
