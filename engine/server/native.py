@@ -99,8 +99,14 @@ class ServingNativeEngine(NativeEngine):
             self._sinks.pop(rid, None)
             self._constraints.pop(rid, None)
             if not finished:  # the client went away: the engine thread frees the KV blocks before its next step
-                self.aborted += 1
                 self._inbox.put(("abort", rid))
+
+    def _apply(self, cmd: tuple) -> None:
+        # Count aborts that really stopped a request (NativeEngine.stream sends them too).
+        if cmd[0] == "abort":
+            self.aborted += bool(self.engine.abort(cmd[1]))
+            return
+        super()._apply(cmd)
 
     def stats(self) -> dict[str, Any]:
         eng = self.engine
