@@ -61,6 +61,38 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, interleave
     return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
 
 
+def short_chunks(attn: AttentionMetadata):
+    """Prefill chunks of <= ABSORB_MAX_QUERIES tokens padded into one batch (rows, valid, slots, mask).
+
+    Built once per step and kept on the metadata object, since every layer sees the same layout."""
+    key = ("_mla_short", ABSORB_MAX_QUERIES)
+    if key in attn.__dict__:
+        return attn.__dict__[key]
+    chunks = [c for c in attn.prefills if c.end - c.start <= ABSORB_MAX_QUERIES]
+    result = None
+    if chunks:
+        B = len(chunks)
+        n_max = max(c.end - c.start for c in chunks)
+        L_max = max(c.slots.shape[0] for c in chunks)
+        dev = attn.slot_mapping.device
+        rows = torch.zeros(B, n_max, dtype=torch.long, device=dev)
+        valid = torch.zeros(B, n_max, dtype=torch.bool, device=dev)
+        slots = torch.zeros(B, L_max, dtype=torch.long, device=dev)
+        mask = torch.zeros(B, 1, n_max, L_max, dtype=torch.bool, device=dev)
+        mask[..., 0] = True  # padding rows attend to one slot so softmax stays finite; they are dropped
+        for b, c in enumerate(chunks):
+            n, L = c.end - c.start, c.slots.shape[0]
+            rows[b, :n] = torch.arange(c.start, c.end, device=dev)
+            valid[b, :n] = True
+            slots[b, :L] = c.slots
+            m = c.mask if c.mask is not None else torch.ones(n, L, dtype=torch.bool, device=dev).tril(L - n)
+            mask[b, 0, :n, :L] = m
+            mask[b, 0, :n, L:] = False
+        result = (rows, valid, slots, mask)
+    attn.__dict__[key] = result
+    return result
+
+
 class MLAttention(nn.Module):
     """MLA with low-rank q and kv projections, decoupled rope key, latent cache writes."""
 
@@ -103,26 +135,23 @@ class MLAttention(nn.Module):
         k_pe = apply_rope(ckv[:, None, a.kv_lora_rank:], cos, sin, a.rope_interleave)[:, 0]
         self.cache.index_copy_(0, attn.slot_mapping, torch.cat([latent, k_pe], dim=-1))
         w_uk, w_uv = self.absorbed_weights()
-        outs = []
+        o = q_nope.new_empty(T, H, a.v_head_dim)
         nd = attn.num_decode
         if nd:
             ctx = self.cache[attn.decode_slots]  # [Bd, L, W]
-            o = self._absorbed(q_nope[:nd, None], q_pe[:nd, None], ctx, attn.decode_mask, w_uk, w_uv)
-            outs.append(o[:, 0])
+            o[:nd] = self._absorbed(q_nope[:nd, None], q_pe[:nd, None], ctx, attn.decode_mask, w_uk, w_uv)[:, 0]
+        short = short_chunks(attn)
+        if short is not None:
+            rows, valid, slots, mask = short
+            out = self._absorbed(q_nope[rows], q_pe[rows], self.cache[slots], mask, w_uk, w_uv)
+            o[rows[valid]] = out[valid]
         for c in attn.prefills:
             n = c.end - c.start
-            ctx = self.cache[c.slots]  # [L, W]
-            mask = c.mask
-            if mask is None:
-                L = ctx.shape[0]
-                mask = torch.ones(n, L, dtype=torch.bool, device=x.device).tril(L - n)
             if n <= ABSORB_MAX_QUERIES:
-                o = self._absorbed(q_nope[None, c.start:c.end], q_pe[None, c.start:c.end], ctx[None],
-                                   mask[None, None], w_uk, w_uv)[0]
-            else:
-                o = self._expanded(q_nope[c.start:c.end], q_pe[c.start:c.end], ctx, mask)
-            outs.append(o)
-        o = outs[0] if len(outs) == 1 else torch.cat(outs, 0)
+                continue
+            L = c.slots.shape[0]
+            mask = c.mask if c.mask is not None else torch.ones(n, L, dtype=torch.bool, device=x.device).tril(L - n)
+            o[c.start:c.end] = self._expanded(q_nope[c.start:c.end], q_pe[c.start:c.end], self.cache[c.slots], mask)
         return F.linear(o.reshape(T, H * a.v_head_dim), self.o_proj)
 
     def _absorbed(self, q_nope: torch.Tensor, q_pe: torch.Tensor, ctx: torch.Tensor, mask: torch.Tensor,
