@@ -185,8 +185,16 @@ class LLMJudge(Judge):
             try:
                 self.requests_sent += 1
                 reply = await self._client().chat.completions.create(**kwargs)
-                text = reply.choices[0].message.content if reply.choices else None
-                parsed = parse_reply(text)
+                choice = reply.choices[0] if reply.choices else None
+                text = choice.message.content if choice is not None else None
+                try:
+                    parsed = parse_reply(text)
+                except ParseError as exc:
+                    if choice is not None and choice.finish_reason == "length":
+                        # the same request would be cut the same way again: no retry
+                        raise _Failed(f"judge reply cut at max_tokens={self.max_tokens} (raise "
+                                      f"--judge-max-tokens): {exc}", attempt + 1) from None
+                    raise
                 if not structured and self.structured_output:
                     # a 400 with response_format, then success without it: the server lacks json_schema
                     log.warning("judge server rejected structured output; using plain-text replies from now on")

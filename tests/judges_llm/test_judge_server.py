@@ -209,3 +209,11 @@ def test_a_400_for_another_reason_keeps_structured_output_for_others(tmp_path):
         later = s.requests[-1]
     assert bad.status == "judge_error" and "400" in bad.detail["error"] and bad.detail["attempts"] == 1
     assert good.status == "graded" and "response_format" in later and judge.config()["structured_output"] is True
+
+
+def test_reply_cut_at_max_tokens_says_so(tmp_path):
+    with ScriptedServer(Reply(text='{"extracted_final_answer": "42", "reasoning": "and so on and so',
+                              finish_reason="length"), model=JUDGE_MODEL) as s:
+        [v] = grade_all(make_judge(s, tmp_path, max_retries=3, max_tokens=64), [record("Answer: 42")])
+        assert len(s.requests) == 1
+    assert v.status == "judge_error" and "cut at max_tokens=64" in v.detail["error"]
