@@ -11,7 +11,7 @@ import json
 import secrets
 from typing import Any, Callable
 
-PROMPT_VERSION = "hle-judge-v1"
+PROMPT_VERSION = "llm-judge-v1"
 
 SYSTEM = """\
 You check answers to exam questions. You receive a question, its reference answer, and a candidate \
