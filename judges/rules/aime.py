@@ -72,7 +72,8 @@ def _phrase_answer(text: str, end: int) -> str | None:
 def read_aime(response: str) -> AimeReading:
     """Find the last committed final answer in a response and read its integer value."""
     text, think_open = committed_text(response)
-    text = text.translate(FULLWIDTH)
+    if not text.isascii():
+        text = text.translate(FULLWIDTH)
     best: tuple[int, int, str, str] | None = None  # (start, end, answer text, via)
     cut_off: int | None = None
     for box in boxed_from_last(text):

@@ -73,13 +73,12 @@ def _anchored(text: str, low: str):
                 if m:
                     yield m, p - 1
             continue
-        lead = _PHRASE_LEAD_RE.search(text, max(0, p - 40), p)
-        phrase_start = lead.start() if lead else p
         patterns = _AT_ANSWER if word == "answer" else _AT_OPTION
         for pat in patterns:
             m = pat.match(text, p)
             if m:
-                yield m, phrase_start
+                lead = _PHRASE_LEAD_RE.search(text, max(0, p - 40), p)
+                yield m, lead.start() if lead else p
                 break
         if word == "answer":
             line_start = text.rfind("\n", 0, p) + 1
@@ -87,9 +86,10 @@ def _anchored(text: str, low: str):
                 m = _AT_HEADING.match(text, p)
                 if m:
                     yield m, line_start
-        before = _LETTER_BEFORE_RE.search(text, max(0, p - 60), p)
-        if before:
-            yield before, before.start()
+        if low.find("is the", max(0, p - 40), p) >= 0:
+            before = _LETTER_BEFORE_RE.search(text, max(0, p - 60), p)
+            if before:
+                yield before, before.start()
 
 
 def _scan(text: str, bare_line: re.Pattern, valid: set[str]):

@@ -132,6 +132,8 @@ class _Parser:
             if den == 0:
                 raise ValueError("division by zero")
             return num / den
+        if tok.isdigit():
+            return Fraction(int(tok))
         if tok[0].isdigit() or tok[0] == ".":
             return Fraction(tok)
         raise ValueError(tok)
@@ -154,6 +156,8 @@ def exact_value(text: str) -> Fraction | None:
 
 def integer_value(text: str) -> int | None:
     """The integer a final answer denotes ("025", "25.0", "\\dfrac{50}{2}", "25^\\circ"), else None."""
+    if text.isdigit() and text.isascii():
+        return int(text)  # the common case, without the parser
     v = exact_value(clean_answer(text))
     if v is None or v.denominator != 1:
         return None
