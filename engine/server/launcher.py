@@ -34,9 +34,14 @@ def _config(app, log_level: str) -> uvicorn.Config:
 
 
 def run_server(engine: Engine, settings: ServerSettings, host: str = "127.0.0.1", port: int = 8000,
-               log_level: str = "info") -> None:
-    """Serve until interrupted (Ctrl-C / SIGTERM); the engine is closed on the way out."""
+               log_level: str = "info", on_listen: Callable[[str], None] | None = None) -> None:
+    """Serve until interrupted (Ctrl-C / SIGTERM); the engine is closed on the way out.
+
+    `on_listen` gets the base URL once the socket is bound (port 0 picks a free port)."""
     sock = _bind(host, port)
+    if on_listen is not None:
+        bound_host, bound_port = sock.getsockname()[:2]
+        on_listen(f"http://{f'[{bound_host}]' if ':' in bound_host else bound_host}:{bound_port}/v1")
     server = uvicorn.Server(_config(create_app(engine, settings, close_engine=True), log_level))
     server.run(sockets=[sock])
 

@@ -82,9 +82,10 @@ def run(args: argparse.Namespace) -> int:
     settings = ServerSettings(served_model_name=served, api_key=api_key, max_running=args.max_running,
                               max_waiting=args.max_waiting, max_body_bytes=int(args.max_body_mb * 1024 * 1024))
     d = engine.describe()
-    scheme_host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"serving {served} ({d.get('device')}, {d.get('dtype')}, max_model_len {d.get('max_model_len')}, "
-          f"max_num_seqs {d.get('max_num_seqs')}) on http://{scheme_host}:{args.port}/v1"
-          f"{' (bearer key required)' if api_key else ''}", file=sys.stderr)
-    run_server(engine, settings, args.host, args.port, log_level=args.log_level)
+
+    def announce(url: str) -> None:
+        print(f"serving {served} ({d.get('device')}, {d.get('dtype')}, max_model_len {d.get('max_model_len')}, "
+              f"max_num_seqs {d.get('max_num_seqs')}) on {url}{' (bearer key required)' if api_key else ''}",
+              file=sys.stderr, flush=True)
+    run_server(engine, settings, args.host, args.port, log_level=args.log_level, on_listen=announce)
     return 0

@@ -1,0 +1,89 @@
+"""`python -m harness serve` as a user runs it: generate --engine openai against it, then grade the run."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _harness(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def served():
+    env = {**os.environ, "SERVE_TEST_KEY": "k-123"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", "serve", "--port", "0", "--threads", "1", "--kv-cache-gib", "0.25",
+         "--max-model-len", "2048", "--api-key-env", "SERVE_TEST_KEY", "--log-level", "warning"],
+        cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    url = None
+    deadline = time.monotonic() + 90
+    lines = []
+    while url is None and time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        lines.append(line)
+        m = re.search(r"on (http://\S+/v1)", line)
+        url = m.group(1) if m else None
+    assert url, "serve did not announce its URL:\n" + "".join(lines)
+    try:
+        yield url
+    finally:
+        proc.terminate()  # SIGTERM: uvicorn shuts down gracefully and the engine is closed
+        try:
+            # uvicorn shuts down gracefully, then re-raises SIGTERM so the exit status tells the truth.
+            assert proc.wait(timeout=30) in (0, -signal.SIGTERM)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
+def test_generate_with_the_openai_engine_against_serve_makes_a_run_that_grades(served, tmp_path):
+    assert httpx.get(served.removesuffix("/v1") + "/health").json()["status"] == "ok"
+    out = tmp_path / "aime-served"
+    gen = _harness("generate", "--task", "aime", "--engine", "openai", "--base-url", served, "--model", "smollm2-135m",
+                   "--api-key-env", "SERVE_TEST_KEY", "--limit", "2", "--samples", "1", "--max-tokens", "16",
+                   "--concurrency", "2", "--max-retries", "0", "--out", str(out), "--no-progress",
+                   env={"SERVE_TEST_KEY": "k-123"})
+    assert gen.returncode == 0, gen.stderr
+    records = [json.loads(line) for line in (out / "generations.jsonl").read_text().splitlines()]
+    assert len(records) == 2
+    assert all(r["finish_reason"] in ("stop", "length") and r["response"] for r in records)
+    assert all(r["usage"]["completion_tokens"] <= 16 and r["usage"]["prompt_tokens"] > 0 for r in records)
+    grade = _harness("grade", str(out), "--judge", "rules")
+    assert grade.returncode == 0, grade.stderr
+    summaries = list((out / "grades").glob("*/summary.json"))
+    assert len(summaries) == 1
+    summary = json.loads(summaries[0].read_text())
+    assert summary["counts"]["expected"] == 2 and summary["coverage_complete"] is True
+
+
+def test_the_served_engine_refuses_a_client_without_the_key(served):
+    r = httpx.post(served + "/chat/completions", json={"model": "smollm2-135m", "messages": [
+        {"role": "user", "content": "hi"}]})
+    assert r.status_code == 401
+
+
+def test_binding_a_public_address_without_a_key_warns():
+    # A model that does not exist stops the command right after the warning, before anything is bound.
+    r = _harness("serve", "--host", "0.0.0.0", "--model", "/nonexistent/model.gguf", timeout=60)
+    assert "warning: binding 0.0.0.0 without an API key" in r.stderr
+    assert r.returncode == 2 and "error:" in r.stderr
+
+
+def test_an_unset_key_variable_is_a_clear_error():
+    r = _harness("serve", "--api-key-env", "SURELY_UNSET_SERVE_KEY_VAR", env={"SURELY_UNSET_SERVE_KEY_VAR": ""})
+    assert r.returncode == 2 and "SURELY_UNSET_SERVE_KEY_VAR" in r.stderr
