@@ -2,6 +2,7 @@
 filled (prefilled) before timing; then whole decode steps are timed."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,11 @@ class DecodeSweep:
 
     def _fill(self, requests: int, context: int, steps: int) -> list[str]:
         """Prefill R prompts of `context` tokens; returns once every request is decoding."""
+        bm = self.engine.block_manager
+        need = requests * -(-(context + steps + 8) // bm.block_size)
+        if self.fill == "unique" and need > bm.num_blocks:
+            raise MemoryError(f"KV cache out of memory: {requests} requests x {context} tokens need {need} blocks, "
+                              f"the cache has {bm.num_blocks}")
         shared = self.prompts.tokens(context - 16) if self.fill == "shared_prefix" else None
         ids = []
         for _ in range(requests):
@@ -73,30 +79,34 @@ class DecodeSweep:
         while pending:
             out = self.engine.step()
             for o in out.outputs:
-                if o.finish_reason == "error":
-                    raise MemoryError(f"KV cache out of memory: {o.error}") if "KV cache" in (o.error or "") \
-                        else RuntimeError(o.error)
+                if o.finished:  # before every request is decoding: the cache cannot hold them all at once
+                    raise MemoryError(f"KV cache out of memory: cannot hold {requests} requests of {context} "
+                                      f"tokens at once ({o.error or 'a request finished during the fill'})")
                 pending.discard(o.request_id)
         return ids
 
     def _decode_step(self, requests: int) -> float:
         synchronize(self.device)
+        t0 = time.perf_counter()
         out = self.engine.step()
         synchronize(self.device)
+        elapsed = time.perf_counter() - t0
         st = out.stats
         if st.num_preempted or st.num_decode_tokens != requests or st.num_prefill_tokens:
             raise MemoryError(f"KV cache out of memory: step ran {st.num_decode_tokens} decodes of {requests} "
                               f"({st.num_preempted} preempted, {st.num_prefill_tokens} prefill tokens)")
-        return st.elapsed_s
+        return elapsed
 
     def measure(self, point: dict[str, Any], trace_path: Path | None) -> Measurement:
         r, ctx = point["requests"], point["context"]
-        self._fill(r, ctx, self.cfg.warmup_steps + self.cfg.measured_steps)
-        for _ in range(self.cfg.warmup_steps):
-            self._decode_step(r)
-        with maybe_profile(trace_path):
-            times = [self._decode_step(r) for _ in range(self.cfg.measured_steps)]
-        drain(self.engine)
+        try:
+            self._fill(r, ctx, self.cfg.warmup_steps + self.cfg.measured_steps)
+            for _ in range(self.cfg.warmup_steps):
+                self._decode_step(r)
+            with maybe_profile(trace_path):
+                times = [self._decode_step(r) for _ in range(self.cfg.measured_steps)]
+        finally:
+            drain(self.engine)  # a failed point must not leave requests behind for the next one
         return Measurement(times, work={"requests": r}, info={"tokens_per_request_per_step": 1.0})
 
     def summarise(self, point, step_times_s, work, infos, gpus) -> Outcome:

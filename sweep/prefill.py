@@ -5,7 +5,7 @@ timed steps walk every offset of the context, as a long-context prefill does.
 """
 from __future__ import annotations
 
-import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -56,28 +56,35 @@ class PrefillSweep:
         steps = []
         while self.engine.has_unfinished():
             synchronize(self.device)
+            t0 = time.perf_counter()
             out = self.engine.step()
             synchronize(self.device)
+            elapsed = time.perf_counter() - t0
             st = out.stats
             errors = [o.error for o in out.outputs if o.finish_reason == "error"]
             if errors:
                 raise MemoryError(f"KV cache out of memory: {errors[0]}") if "KV cache" in errors[0] else RuntimeError(errors[0])
             if st.num_prefill_tokens or st.num_cached_tokens:
-                steps.append((st.elapsed_s, st.num_prefill_tokens, st.num_cached_tokens))
+                steps.append((elapsed, st.num_prefill_tokens, st.num_cached_tokens))
         return steps
 
     def measure(self, point: dict[str, Any], trace_path: Path | None) -> Measurement:
         b, ctx = point["batch_tokens"], point["context"]
         warm = min(ctx, b * max(1, self.cfg.warmup_steps))
         if self.cfg.warmup_steps:
-            self._round(b, warm)
+            try:
+                self._round(b, warm)
+            finally:
+                drain(self.engine)
         steps: list[tuple[float, int, int]] = []
         rounds = 0
-        with maybe_profile(trace_path):
-            while len(steps) < self.cfg.measured_steps:  # whole rounds: every offset of the context
-                steps += self._round(b, ctx)
-                rounds += 1
-        drain(self.engine)
+        try:
+            with maybe_profile(trace_path):
+                while len(steps) < self.cfg.measured_steps:  # whole rounds: every offset of the context
+                    steps += self._round(b, ctx)
+                    rounds += 1
+        finally:
+            drain(self.engine)  # a failed point must not leave requests behind for the next one
         # The last step of a round may be short; rates use each step's own token count.
         times = [s[0] for s in steps]
         return Measurement(times, work={"tokens": sum(s[1] for s in steps) / len(steps)},

@@ -1,0 +1,110 @@
+"""Prefill and decode sweeps on the built-in engine: a tiny random Llama (fast), and SmolLM2 (slow)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.sweep.conftest import assert_chart, read_records, run_cli, write_config
+from tests.sweep.tiny_llama import write_tiny_llama
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> Path:
+    return write_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
+
+
+def prefill_config(folder: Path, model: Path, points: str = "[16, 64, 128]") -> Path:
+    return write_config(folder, "tiny-pre", f"""kind = "prefill"
+model = "{model}"
+context = 64
+warmup_steps = 1
+measured_steps = 2
+points = {points}
+[engine]
+kv_cache_gib = 0.001
+""")
+
+
+def decode_config(folder: Path, model: Path, points: str, kv_gib: float = 0.001, fill: str = "unique") -> Path:
+    return write_config(folder, "tiny-dec", f"""kind = "decode"
+model = "{model}"
+context = 64
+warmup_steps = 1
+measured_steps = 3
+points = {points}
+[engine]
+kv_cache_gib = {kv_gib}
+decode_fill = "{fill}"
+""")
+
+
+def test_prefill_sweep_times_whole_prefill_steps(tiny_model, tmp_path: Path):
+    assert run_cli("prefill", str(prefill_config(tmp_path, tiny_model)), "--out-dir", str(tmp_path)) == 0
+    records = read_records(tmp_path / "tiny-pre" / "results.jsonl")
+    assert [(r["point"]["batch_tokens"], r["point"]["context"]) for r in records] == [(16, 64), (64, 64), (128, 64)]
+    by_tokens = {r["point"]["batch_tokens"]: r["metrics"] for r in records}
+    for r in records:
+        m = r["metrics"]
+        assert r["status"] == "ok" and m["latency_ms"] > 0 and m["cached_tokens"] == 0
+        total_s = sum(m["step_times_ms"]) / 1e3
+        assert m["input_tokens_per_s_per_gpu"] == pytest.approx(m["tokens_per_step"] * m["measured_steps"] / total_s)
+        assert r["provenance"]["model"] == str(tiny_model) and r["provenance"]["engine"]["architecture"] == "llama"
+    # 16 tokens per step walks a 64-token prompt in 4 steps; 128 per step prefills two prompts in one
+    assert by_tokens[16]["measured_steps"] == 4 and by_tokens[16]["tokens_per_step"] == 16
+    assert by_tokens[128]["tokens_per_step"] == 128 and by_tokens[128]["rounds"] == 2
+    assert_chart(tmp_path / "tiny-pre" / "pareto.png")
+
+
+def test_decode_sweep_times_decode_steps_over_filled_context(tiny_model, tmp_path: Path):
+    assert run_cli("decode", str(decode_config(tmp_path, tiny_model, "[1, 3]")), "--out-dir", str(tmp_path),
+                   "--price-per-gpu-hour", "3.6") == 0
+    records = read_records(tmp_path / "tiny-dec" / "results.jsonl")
+    assert [r["point"] for r in records] == [{"requests": n, "context": 64, "nextn": 0, "accept": None} for n in (1, 3)]
+    for r in records:
+        m = r["metrics"]
+        assert r["status"] == "ok" and len(m["step_times_ms"]) == 3 and r["steps"] == {"warmup": 1, "measured": 3}
+        assert m["tokens_per_s_per_user"] == pytest.approx(1e3 / m["latency_ms"])
+        assert m["output_tokens_per_s_per_gpu"] == pytest.approx(r["point"]["requests"] * m["tokens_per_s_per_user"])
+        # $3.6 per GPU-hour = $1e-3 per second, so $/M = 1000 / (tokens/s)
+        assert r["cost"]["dollars_per_million"]["output_tokens"] == pytest.approx(1e3 / m["output_tokens_per_s_per_gpu"])
+        assert r["provenance"]["decode_fill"] == "unique"
+    assert_chart(tmp_path / "tiny-dec" / "pareto.png")
+
+
+def test_decode_point_beyond_the_kv_cache_is_oom_and_the_sweep_continues(tiny_model, tmp_path: Path):
+    # ~419 KV tokens (26 blocks): one request of 64 + steps fits, eight do not
+    cfg = decode_config(tmp_path, tiny_model, "[1, 8, 2]", kv_gib=0.0002)
+    assert run_cli("decode", str(cfg), "--out-dir", str(tmp_path)) == 0
+    records = read_records(tmp_path / "tiny-dec" / "results.jsonl")
+    assert [(r["point"]["requests"], r["status"]) for r in records] == [(1, "ok"), (8, "oom"), (2, "ok")]
+    assert "KV cache out of memory" in records[1]["reason"]
+
+
+def test_shared_prefix_fill_still_decodes_every_request(tiny_model, tmp_path: Path):
+    cfg = decode_config(tmp_path, tiny_model, "[4]", fill="shared_prefix")
+    assert run_cli("decode", str(cfg), "--out-dir", str(tmp_path)) == 0
+    (r,) = read_records(tmp_path / "tiny-dec" / "results.jsonl")
+    assert r["status"] == "ok" and r["provenance"]["decode_fill"] == "shared_prefix"
+
+
+def test_nextn_on_a_model_without_draft_heads_is_refused(tiny_model, tmp_path: Path, capsys):
+    cfg = decode_config(tmp_path, tiny_model, "[1]")
+    assert run_cli("decode", str(cfg), "--nextn", "3", "--accept", "0.75", "--out-dir", str(tmp_path)) == 2
+    err = capsys.readouterr().err
+    assert "no draft (MTP) heads" in err and "llama" in err
+    assert not (tmp_path / "tiny-dec" / "results.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_smollm2_decode_and_prefill_cpu_scale(tmp_path: Path):
+    """The real default model through both sweeps at a small scale."""
+    pre = write_config(tmp_path, "s-pre", 'kind = "prefill"\nmodel = "smollm2-135m"\ncontext = 64\n'
+                                          'warmup_steps = 1\nmeasured_steps = 1\npoints = [32, 64]\n')
+    dec = write_config(tmp_path, "s-dec", 'kind = "decode"\nmodel = "smollm2-135m"\ncontext = 32\n'
+                                          'warmup_steps = 1\nmeasured_steps = 2\npoints = [1, 2]\n')
+    assert run_cli("prefill", str(pre), "--out-dir", str(tmp_path)) == 0
+    assert run_cli("decode", str(dec), "--out-dir", str(tmp_path)) == 0
+    for tag in ("s-pre", "s-dec"):
+        assert [r["status"] for r in read_records(tmp_path / tag / "results.jsonl")] == ["ok", "ok"]
+        assert_chart(tmp_path / tag / "pareto.png")

@@ -1,0 +1,92 @@
+"""Serving sweep against a real local OpenAI-compatible server with scripted timing."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.scripted_server import Reply, ScriptedServer, unused_url
+from tests.sweep.conftest import assert_chart, read_records, run_cli, write_config
+
+DELAY_S, TOKEN_DELAY_S = 0.15, 0.03
+
+
+def serve_config(folder: Path, points: str = "[1, 3]", extra: str = "") -> Path:
+    body = f"""kind = "serve"
+warmup_steps = 1
+points = {points}
+[serve]
+base_url = "http://127.0.0.1:1/v1"
+model = "m"
+input_tokens = 12
+output_tokens = 8
+requests_per_point = 6
+slo = {{ ttft_ms = 1000, tpot_ms = 1000 }}
+{extra}
+"""
+    return write_config(folder, "tiny-serve", body)
+
+
+def test_ttft_and_tpot_match_the_scripted_server(tmp_path: Path):
+    reply = Reply(text="one two three four five six seven eight", delay_s=DELAY_S, token_delay_s=TOKEN_DELAY_S)
+    with ScriptedServer(reply, model="m") as server:
+        rc = run_cli("serve", str(serve_config(tmp_path)), "--base-url", server.base_url, "--out-dir", str(tmp_path))
+        bodies = server.requests
+    assert rc == 0
+    assert len(bodies) == 2 * (6 + 1)  # two points, six measured and one warm-up request each
+    assert all(b["stream"] and b["stream_options"]["include_usage"] for b in bodies)
+    assert all(len(b["messages"][0]["content"].split()) == 12 and b["max_tokens"] == 8 for b in bodies)
+    records = read_records(tmp_path / "tiny-serve" / "results.jsonl")
+    assert [r["point"]["concurrency"] for r in records] == [1, 3]
+    for r in records:
+        m = r["metrics"]
+        assert r["status"] == "ok" and m["completed"] == 6 and m["failed"] == 0
+        assert m["output_tokens_per_request"] == 8 and m["token_source"] == ["usage"]
+        assert m["prompt_tokens_per_request"] == 12
+        # scripted: first byte after DELAY_S, then 7 gaps of TOKEN_DELAY_S between 8 one-token chunks
+        assert DELAY_S * 1e3 <= m["ttft_ms_p50"] < DELAY_S * 1e3 + 40
+        assert TOKEN_DELAY_S * 1e3 <= m["tpot_ms_p50"] < TOKEN_DELAY_S * 1e3 * 1.25
+        assert m["itl_ms_p50"] == pytest.approx(TOKEN_DELAY_S * 1e3, rel=0.25)
+        assert m["e2e_ms_p50"] == pytest.approx((DELAY_S + 7 * TOKEN_DELAY_S) * 1e3, rel=0.15)
+        assert m["tokens_per_s_per_user"] == pytest.approx(1e3 / m["tpot_ms_p50"])
+        assert m["goodput_fraction"] == 1.0
+        assert m["client_loop_lag_ms_p99"] is not None and m["client_parse_fraction"] < 0.25
+        assert "tpot_ms" in r["definitions"] and r["denominators"]["gpus"] == 1
+    # three concurrent streams finish in about the time of one: throughput roughly triples
+    assert records[1]["metrics"]["output_tokens_per_s"] > 2.0 * records[0]["metrics"]["output_tokens_per_s"]
+    assert_chart(tmp_path / "tiny-serve" / "pareto.png")
+
+
+def test_tokens_are_counted_from_usage_not_chunks(tmp_path: Path):
+    # four chunks carrying 3 tokens each (as with speculative decoding): 12 tokens, 3 gaps
+    reply = Reply(text="abcd", chunks=["a", "b", "c", "d"], chunk_tokens=[3, 3, 3, 3],
+                  delay_s=0.05, token_delay_s=0.06)
+    with ScriptedServer(reply, model="m") as server:
+        rc = run_cli("serve", str(serve_config(tmp_path, "[2]")), "--base-url", server.base_url,
+                     "--out-dir", str(tmp_path))
+    assert rc == 0
+    m = read_records(tmp_path / "tiny-serve" / "results.jsonl")[0]["metrics"]
+    assert m["output_tokens_per_request"] == 12
+    # TPOT = (E2E - TTFT) / (12 - 1) = 3 gaps x 60 ms / 11 tokens
+    assert m["tpot_ms_p50"] == pytest.approx(3 * 60 / 11, rel=0.25)
+    assert m["itl_ms_p50"] == pytest.approx(60, rel=0.25)
+
+
+def test_request_rates_use_poisson_arrivals(tmp_path: Path):
+    reply = Reply(text="a b c", delay_s=0.01, token_delay_s=0.01)
+    cfg = serve_config(tmp_path, "[4]", extra="rates = [20.0]")
+    with ScriptedServer(reply, model="m") as server:
+        assert run_cli("serve", str(cfg), "--base-url", server.base_url, "--out-dir", str(tmp_path)) == 0
+    (r,) = read_records(tmp_path / "tiny-serve" / "results.jsonl")
+    assert r["point"]["rate"] == 20.0 and r["metrics"]["completed"] == 6
+    # six arrivals at 20/s take ~0.25 s on average; all at once would take ~0.04 s
+    assert r["metrics"]["wall_s"] > 0.08
+
+
+def test_unreachable_server_records_errors_for_every_point(tmp_path: Path):
+    cfg = serve_config(tmp_path, "[1, 2]")
+    rc = run_cli("serve", str(cfg), "--base-url", unused_url(), "--out-dir", str(tmp_path), "--warmup-steps", "0")
+    assert rc == 1
+    records = read_records(tmp_path / "tiny-serve" / "results.jsonl")
+    assert [r["status"] for r in records] == ["error", "error"]
+    assert "all 6 requests failed" in records[0]["reason"] and "Connect" in records[0]["reason"]
