@@ -54,7 +54,7 @@ def resolve_data_path(task: Task, data: str | None) -> tuple[Path, bool]:
         return path, False
     default = Path(task.default_data_path)
     if default.exists():
-        return default, False
+        return (_first_data_file(default, task) if default.is_dir() else default), False
     return task.demo_data_path, True
 
 

@@ -135,6 +135,8 @@ async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_pr
     run = RunDir(run_path)
     spec = run.read_spec()
     judge.check_task(spec.task)
+    if hasattr(judge, "bind_run_dir"):
+        judge.bind_run_dir(run_path)  # keep an LLM judge's verdict cache inside the run it grades
     records = sorted(run.read_generations(), key=lambda r: (r.item_id, r.sample))
     expected = set(spec.expected_keys())
     records = [r for r in records if r.key in expected]

@@ -15,9 +15,19 @@ def format_pass1(summary: dict[str, Any]) -> str:
     return text if summary.get("coverage_complete") else f"{text} NOT VALID"
 
 
+def format_hle(summary: dict[str, Any]) -> str:
+    """HLE's official numbers: accuracy with its 95% Wald half-width, and calibration error."""
+    if summary.get("accuracy") is None:
+        return ""
+    text = f"accuracy {summary['accuracy']:.1f} ± {summary.get('accuracy_ci95_half_width', 0):.1f}"
+    cal = summary.get("calibration_error")
+    return text + (f", calibration error {cal:.1f}" if cal is not None else ", calibration error n/a (< 100 samples)")
+
+
 def format_summary_line(run_dir: str | Path, summary: dict[str, Any]) -> str:
     c = summary["counts"]
-    return (f"{run_dir} [{summary['judge']['id']}] pass@1 {format_pass1(summary)}  "
+    hle = format_hle(summary)
+    return (f"{run_dir} [{summary['judge']['id']}] pass@1 {format_pass1(summary)}  " + (f"{hle}  " if hle else "") +
             f"({c['graded']} graded, {c['no_answer']} no answer, {c['truncated']} truncated, "
             f"{c['generation_error']} generation errors, {c['judge_error']} judge errors, "
             f"{c['missing']} missing of {c['expected']})")
@@ -37,7 +47,7 @@ def summary_rows(run_dirs: list[str]) -> list[dict[str, Any]]:
             done = c["expected"] - c["missing"] - c["generation_error"] - c["judge_error"]
             row = {"run": d, "task": s["task"], "judge": s["judge"]["id"], "pass@1": format_pass1(s),
                    "coverage": f"{done}/{c['expected']}" + ("" if s["coverage_complete"] else " incomplete"),
-                   "n": c["expected"]}
+                   "n": c["expected"], "hle": format_hle(s)}
             rows.append(row)
     return rows
 

@@ -39,7 +39,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="run seed: per-sample seeds and GPQA shuffles derive from it")
     p.add_argument("--concurrency", type=int, default=32, help="requests in flight at once")
     p.add_argument("--request-timeout", type=float, default=600.0, help="seconds per request attempt")
-    p.add_argument("--max-retries", type=int, default=5)
+    p.add_argument("--max-retries", type=int, default=5, help="retries per request on 429/5xx/timeouts/bad replies")
+    p.add_argument("--retry-base-delay", type=float, default=1.0, help="seconds; backoff doubles per retry, with jitter")
     p.add_argument("--subset", help="task subset where the task has one (HLE: all|text|image)")
     p.add_argument("--device", help="native engine: cpu|cuda|npu (default: detected)")
     p.add_argument("--dtype", help="native engine: bfloat16|float32|float16")
@@ -60,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     model = args.model or (DEFAULT_NATIVE_MODEL if args.engine == "native" else None)
     options = EngineOptions(
         model=model, base_urls=[u for url in args.base_url for u in url.split(",") if u], api_key_env=args.api_key_env,
-        request_timeout_s=args.request_timeout, max_retries=args.max_retries, device=args.device, dtype=args.dtype,
+        request_timeout_s=args.request_timeout, max_retries=args.max_retries,
+        retry_base_delay_s=args.retry_base_delay, device=args.device, dtype=args.dtype,
         threads=args.threads, kv_cache_gib=args.kv_cache_gib,
     )
     cfg = GenerateConfig(

@@ -27,6 +27,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-base-url", action="append", default=[], help="LLM judge: OpenAI-compatible server URL")
     p.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", help="LLM judge: env var holding the API key")
     p.add_argument("--judge-concurrency", type=int, default=16, help="LLM judge: requests in flight")
+    p.add_argument("--judge-max-tokens", type=int, help="LLM judge: token limit of a verdict")
+    p.add_argument("--judge-temperature", type=float, default=0.0, help="LLM judge: sampling temperature")
+    p.add_argument("--judge-max-retries", type=int, help="LLM judge: retries on 429/5xx/timeouts/bad replies")
+    p.add_argument("--judge-retry-base-delay", type=float, help="LLM judge: seconds; backoff doubles per retry")
+    p.add_argument("--judge-timeout", type=float, help="LLM judge: seconds per request attempt")
+    p.add_argument("--judge-no-cache", action="store_true", help="LLM judge: ignore cached verdicts")
     p.add_argument("--no-progress", action="store_true")
 
 
@@ -36,6 +42,14 @@ def judge_options(args: argparse.Namespace) -> dict:
         "judge_base_url": [u for url in args.judge_base_url for u in url.split(",") if u] or None,
         "judge_api_key_env": args.judge_api_key_env,
         "judge_concurrency": args.judge_concurrency,
+        "judge_temperature": args.judge_temperature,
+        "judge_no_cache": args.judge_no_cache,
+        **{name: value for name, value in (
+            ("judge_max_tokens", args.judge_max_tokens),
+            ("judge_max_retries", args.judge_max_retries),
+            ("judge_retry_base_delay_s", args.judge_retry_base_delay),
+            ("judge_timeout_s", args.judge_timeout),
+        ) if value is not None},
     }
 
 

@@ -23,7 +23,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
-        print(format_table(rows, ["run", "task", "judge", "pass@1", "coverage"]))
+        columns = ["run", "task", "judge", "pass@1", "coverage"] + (["hle"] if any(r.get("hle") for r in rows) else [])
+        print(format_table(rows, columns))
         if any("NOT VALID" in r["pass@1"] for r in rows):
             print("\nNOT VALID: coverage incomplete (missing, failed or ungraded samples); rerun generate and grade.")
     return 0

@@ -16,7 +16,7 @@ class HleTask(Task):
 
     name = "hle"
     default_samples = 1
-    default_data_path = "data/hle/hle.jsonl"  # a folder works too: the first .parquet/.jsonl inside
+    default_data_path = "data/hle"  # a folder: the first .parquet/.jsonl inside (or pass --data FILE)
     default_judge = "llm"
     data_format = FORMAT
 
