@@ -41,6 +41,7 @@ def read_hf_config(folder: Path) -> ModelConfig:
         qkv_bias=bool(cfg.get("attention_bias", arch == "qwen2")),
         bos_token_id=cfg.get("bos_token_id"),
         eos_token_ids=tuple(int(e) for e in eos_ids),
+        extra={"hf_config": cfg},  # models with more fields (DeepSeek-V3 MLA/MoE) parse the raw config
     )
 
 

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 import torch
 
 from engine.base import EngineError, SamplingParams
-from engine.native.attention import AttentionMetadata, PrefillChunk
 from engine.native.block_manager import BlockManager
 from engine.native.sequence import Sequence, SeqStatus
 from engine.native.spec_decode import (SpecStats, SyntheticAcceptance, accept_greedy, accept_rejection,
                                        accept_synthetic, processed_probs, sample)
+from engine.native.spec_mtp import DraftRequest, MTPDrafter, chunk_meta, decode_meta
 
 
 @dataclass
@@ -65,6 +65,7 @@ class SpecDecodeRunner:
         self.blocks = BlockManager(num_blocks, block_size, enable_prefix_caching)
         self.stats = SpecStats()
         self.device = p.device
+        self.drafter = MTPDrafter(model, block_size, p.device)
         self._next_id = 0
 
     # ---- public API ---------------------------------------------------------------------------------------
@@ -131,7 +132,8 @@ class SpecDecodeRunner:
             self._grow(r, r.seq.num_tokens)
         ids = torch.tensor([r.seq.token_ids[-1] for r in reqs], device=self.device)
         pos = [r.seq.num_tokens - 1 for r in reqs]
-        hidden = self.model(ids, torch.tensor(pos, device=self.device), self._decode_meta([r.seq for r in reqs], pos))
+        meta = decode_meta([(r.seq.block_table, p) for r, p in zip(reqs, pos)], self.block_size, self.device)
+        hidden = self.model(ids, torch.tensor(pos, device=self.device), meta)
         logits = self.model.compute_logits(hidden)
         for i, r in enumerate(reqs):
             r.seq.num_computed_tokens = pos[i] + 1
@@ -143,31 +145,13 @@ class SpecDecodeRunner:
         ks = [min(self.nextn, r.seq.params.max_tokens - r.seq.num_output_tokens - 1) for r in reqs]
         for r, k in zip(reqs, ks):
             self._grow(r, r.seq.num_tokens + k)
-        drafts: list[list[int]] = [[] for _ in reqs]
-        qprobs: list[list[torch.Tensor]] = [[] for _ in reqs]
-        # Step 1: MTP module 0 over every position whose main hidden state it has not consumed yet.
-        active = [i for i, k in enumerate(ks) if k > 0]
-        if active:
-            items = [(reqs[i], reqs[i].mtp_pos, reqs[i].seq.num_tokens - 1) for i in active]
-            ids = torch.cat([torch.tensor(r.seq.token_ids[s + 1:e + 1]) for r, s, e in items]).to(self.device)
-            pos = torch.cat([torch.arange(s, e) for _, s, e in items]).to(self.device)
-            prev = torch.cat([r.pending_hidden for r, _, _ in items])
-            out = model.mtp_forward(0, ids, pos, prev, self._chunk_meta([(r.seq, s, e) for r, s, e in items]))
-            last = torch.tensor([e - s for _, s, e in items]).cumsum(0) - 1
-            g = out[last]
-            self._draft(reqs, active, model.mtp_logits(0, g), drafts, qprobs)
-            for i in active:
-                reqs[i].mtp_pos = reqs[i].seq.num_tokens - 1
-            # Steps 2..k: one token each, chaining the draft and the module's own output.
-            for j in range(2, max(ks) + 1):
-                keep = [n for n, i in enumerate(active) if ks[i] >= j]
-                active, g = [active[n] for n in keep], g[keep]
-                m = (j - 1) % model.num_mtp
-                ids = torch.tensor([drafts[i][-1] for i in active], device=self.device)
-                p = [reqs[i].seq.num_tokens - 1 + j - 2 for i in active]
-                g = model.mtp_forward(m, ids, torch.tensor(p, device=self.device), g,
-                                      self._decode_meta([reqs[i].seq for i in active], p))
-                self._draft(reqs, active, model.mtp_logits(m, g), drafts, qprobs)
+        drafts, qprobs = self.drafter.propose([
+            DraftRequest(r.seq.block_table, r.seq.token_ids, r.mtp_pos, r.pending_hidden, k, r.seq.params,
+                         r.seq.generator, r.seq.params.temperature == 0 or self.synthetic is not None)
+            for r, k in zip(reqs, ks)])
+        for r, k in zip(reqs, ks):
+            if k > 0:
+                r.mtp_pos = r.seq.num_tokens - 1
         # Verify: one main forward over [t_N, d_1..d_k] per request.
         items = [(r, r.seq.num_tokens - 1, r.seq.num_tokens + len(d)) for r, d in zip(reqs, drafts)]
         hidden = self._main(items, extra_ids=drafts)
@@ -183,7 +167,7 @@ class SpecDecodeRunner:
             elif sp.temperature == 0:
                 n_acc, toks = accept_greedy(d, lg)
             else:
-                n_acc, toks = accept_rejection(d, torch.stack(q) if q else lg[:0], processed_probs(lg, sp), gen)
+                n_acc, toks = accept_rejection(d, q if q is not None else lg[:0], processed_probs(lg, sp), gen)
             if d:
                 r.spec.record(len(d), n_acc)
                 self.stats.record(len(d), n_acc)
@@ -195,16 +179,6 @@ class SpecDecodeRunner:
             self.blocks.register_computed(r.seq)
 
     # ---- helpers ------------------------------------------------------------------------------------------
-    def _draft(self, reqs, active, logits, drafts, qprobs) -> None:
-        for n, i in enumerate(active):
-            sp = reqs[i].seq.params
-            if sp.temperature == 0 or self.synthetic is not None:
-                drafts[i].append(int(logits[n].argmax()))
-            else:
-                q = processed_probs(logits[n], sp)
-                drafts[i].append(sample(q, reqs[i].seq.generator))
-                qprobs[i].append(q)
-
     def _pick(self, r: _Req, logits: torch.Tensor) -> int:
         sp = r.seq.params
         return int(logits.argmax()) if sp.temperature == 0 else sample(processed_probs(logits, sp), r.seq.generator)
@@ -245,32 +219,5 @@ class SpecDecodeRunner:
             toks = r.seq.token_ids[s:e] if extra_ids is None else r.seq.token_ids[s:] + extra_ids[n]
             ids.append(torch.tensor(toks[: e - s]))
         pos = torch.cat([torch.arange(s, e) for _, s, e in items]).to(self.device)
-        meta = self._chunk_meta([(r.seq, s, e) for r, s, e in items])
+        meta = chunk_meta([(r.seq.block_table, s, e) for r, s, e in items], self.block_size, self.device)
         return self.model(torch.cat(ids).to(self.device), pos, meta)
-
-    def _slots(self, seq: Sequence, start: int, end: int) -> torch.Tensor:
-        bt = torch.tensor(seq.block_table, dtype=torch.long)
-        p = torch.arange(start, end)
-        return (bt[p // self.block_size] * self.block_size + p % self.block_size).to(self.device)
-
-    def _chunk_meta(self, items: list[tuple[Sequence, int, int]]) -> AttentionMetadata:
-        """Each sequence writes positions [s, e) and attends causally over [0, e)."""
-        chunks, slot_maps, row = [], [], 0
-        for seq, s, e in items:
-            n = e - s
-            mask = None if s == 0 else (torch.arange(e)[None, :] <= torch.arange(s, e)[:, None]).to(self.device)
-            chunks.append(PrefillChunk(row, row + n, self._slots(seq, 0, e), mask))
-            slot_maps.append(self._slots(seq, s, e))
-            row += n
-        return AttentionMetadata(slot_mapping=torch.cat(slot_maps), prefills=chunks)
-
-    def _decode_meta(self, seqs: list[Sequence], positions: list[int]) -> AttentionMetadata:
-        """One new token per sequence at `positions`, attending over [0, position]."""
-        L = max(positions) + 1
-        slots = torch.zeros(len(seqs), L, dtype=torch.long, device=self.device)
-        mask = torch.zeros(len(seqs), 1, 1, L, dtype=torch.bool, device=self.device)
-        for i, (seq, p) in enumerate(zip(seqs, positions)):
-            slots[i, : p + 1] = self._slots(seq, 0, p + 1)
-            mask[i, 0, 0, : p + 1] = True
-        return AttentionMetadata(slot_mapping=slots[torch.arange(len(seqs)), torch.tensor(positions)],
-                                 num_decode=len(seqs), decode_slots=slots, decode_mask=mask)

@@ -141,3 +141,21 @@ def tiny_ckpt(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_hf(tiny_ckpt):
     return load_hf(tiny_ckpt)
+
+
+def write_tokenizer(folder: Path, vocab_size: int) -> None:
+    """A word-level tokenizer ("t0".."tN", split on spaces) and a plain chat template, so the engine can run."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, decoders
+    tk = Tokenizer(models.WordLevel({f"t{i}": i for i in range(vocab_size)}, unk_token="t2"))
+    tk.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tk.decoder = decoders.WordPiece(prefix="##", cleanup=False)
+    tk.save(str(folder / "tokenizer.json"))
+    template = "{% for m in messages %}{{ m['content'] }} {% endfor %}"
+    (folder / "tokenizer_config.json").write_text(json.dumps({"chat_template": template, "eos_token": "t1",
+                                                              "bos_token": "t0"}))
+
+
+@pytest.fixture()
+def engine_cache_dir(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"

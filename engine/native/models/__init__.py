@@ -9,6 +9,7 @@ from engine.base import EngineError
 MODEL_CLASSES: dict[str, str] = {
     "llama": "engine.native.models.llama:LlamaModel",
     "qwen2": "engine.native.models.llama:LlamaModel",  # Llama with q/k/v biases
+    "DeepseekV3ForCausalLM": "engine.native.models.deepseek_v3:DeepseekV3Model",  # MLA + DeepSeekMoE + MTP
 }
 
 

@@ -67,18 +67,16 @@ class DeepseekV3Model(nn.Module):
 
     # ---- construction -------------------------------------------------------------------------------------
     @classmethod
-    def from_state(cls, args: DeepseekV3Args, tensors: dict[str, torch.Tensor], dtype: torch.dtype = torch.float32,
-                   device: torch.device | str = "cpu", source: str = "checkpoint") -> "DeepseekV3Model":
-        def convert(name: str, t: torch.Tensor) -> torch.Tensor:
-            keep32 = name.endswith(FP32_PARAMS)
-            return t.to(device=device, dtype=torch.float32 if keep32 else dtype).contiguous()
-
-        state, n_mtp = build_state(tensors, args, source, convert)
+    def from_state(cls, args: DeepseekV3Args, state: dict[str, torch.Tensor], dtype: torch.dtype = torch.float32,
+                   device: torch.device | str = "cpu") -> "DeepseekV3Model":
+        """Build from tensors already in our layout (see `convert_weights`)."""
+        n_mtp = len({k.split(".")[1] for k in state if k.startswith("mtp.")})
+        state = {k: v.to(device=device, dtype=torch.float32 if k.endswith(FP32_PARAMS) else dtype).contiguous()
+                 for k, v in state.items()}
         with torch.device("meta"):
             model = cls(args, n_mtp)
         model.load_state_dict(state, strict=True, assign=True)
-        inv_freq, _ = rope_inv_freq(args)
-        model.inv_freq = inv_freq.to(device)
+        model.inv_freq = rope_inv_freq(args)[0].to(device)
         return model.eval()
 
     @classmethod
@@ -87,18 +85,33 @@ class DeepseekV3Model(nn.Module):
         """Load an HF-style folder (config.json + safetensors, FP8 block-scaled weights dequantised)."""
         cfg, tensors = read_folder(folder)
         args = parse_config(cfg, str(Path(folder) / "config.json"))
-        return cls.from_state(args, tensors, dtype, device, source=str(folder))
+        state, _ = build_state(tensors, args, str(folder), lambda k, v: v)
+        return cls.from_state(args, state, dtype, device)
+
+    @staticmethod
+    def args_of(config) -> DeepseekV3Args:
+        """Our arguments from the engine's ModelConfig (the raw config.json rides in `extra["hf_config"]`)."""
+        raw = (config.extra or {}).get("hf_config")
+        if raw is None:
+            raise ValueError("DeepseekV3 needs the raw config.json in ModelConfig.extra['hf_config']")
+        return parse_config(raw, "config.json")
+
+    @classmethod
+    def convert_weights(cls, config, hf: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """Checkpoint tensors -> our layout (FP8 dequantised, experts stacked); the engine caches the result."""
+        state, _ = build_state(hf, cls.args_of(config), "checkpoint", lambda k, v: v)
+        return state
 
     @classmethod
     def from_weights(cls, config, tensors: dict[str, torch.Tensor], dtype: torch.dtype,
                      device: torch.device) -> "DeepseekV3Model":
-        """Engine entry point: `config.extra` carries the raw config.json dict."""
-        return cls.from_state(parse_config(config.extra, "config.json"), tensors, dtype, device)
+        """Engine entry point: tensors come from `convert_weights` (possibly via the weight cache)."""
+        return cls.from_state(cls.args_of(config), tensors, dtype, device)
 
     @classmethod
     def kv_cache_spec(cls, config) -> KVCacheSpec:
         """One latent row per token per layer; MTP modules get layers after the main ones."""
-        args = parse_config(config.extra, "config.json")
+        args = cls.args_of(config)
         return KVCacheSpec(num_layers=args.num_hidden_layers + args.num_nextn_predict_layers,
                            k_shape=(args.latent_width,), v_shape=None)
 
