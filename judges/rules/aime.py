@@ -16,19 +16,22 @@ _PLACEHOLDERS = {"", "answer", "your answer", "final answer", "your final answer
 _ANCHOR_RE = re.compile(
     r"\b(?:final\s+)?answer[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]"          # Answer: / **Final Answer:**
     r"|\b(?:the|my|our)\s+(?:final\s+|correct\s+)?answer\s+is\b(?:\s*:)?"     # the (final) answer is
-    r"|^[ \t#>*_]*final\s+answer[ \t*_]*$",                                   # a "**Final Answer**" heading
+    r"|^[ \t#>*_]*final\s+answer[ \t*_]*$"                                    # a "**Final Answer**" heading
+    r"|答案\s*(?:是|为)?\s*[:：]?",                                               # 答案：25 / 最终答案是 25
     re.IGNORECASE | re.MULTILINE,
 )
 _LEAD_RE = re.compile(r"[\s*_:>#]*")
 _BOXED_AHEAD_RE = re.compile(r"(?:\$\$?|\\\[|\\\()?\s*\\(?:boxed|fbox)(?![A-Za-z])")
 # Where an answer given in prose ends: a sentence stop, a clause, a closing dollar.
 _SPAN_END_RE = re.compile(
-    r"(?<!\d)\.(?!\d)|,\s|;|\s\(|\s[-–—]\s|\$|\\\)|\\\]"
+    r"\.(?!\d)|,\s|;|\s\(|\s[-–—]\s|\$|\\\)|\\\]"
     r"|\s(?:since|because|which|as|so|and|but|for|where|when|if|from|by)\b",
     re.IGNORECASE,
 )
 _DIGIT_RE = re.compile(r"\d")
-_NEGATION_RE = re.compile(r"(?:not|no|never)\b", re.IGNORECASE)
+# A prose answer starts like math: a number, sign, bracket, command, or a one-letter variable in an
+# expression ("m + n = 25", "N \\equiv 42"); "an integer between 0 and 999" and "not 25" are prose.
+_MATH_START_RE = re.compile(r"[-+−(\[{\\\d.]|[A-Za-z]\s*[-+=*/^_<>\\]")
 
 
 @dataclass
@@ -64,7 +67,7 @@ def _phrase_answer(text: str, end: int) -> str | None:
         stop = _SPAN_END_RE.search(line)
         span = line[:stop.start()] if stop else line
     span = span.strip().strip("*_").strip()
-    if not span or not _DIGIT_RE.search(span) or _NEGATION_RE.match(span):
+    if not span or not _DIGIT_RE.search(span) or not _MATH_START_RE.match(span):
         return None
     return span
 

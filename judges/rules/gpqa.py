@@ -20,11 +20,12 @@ _I = re.IGNORECASE
 # Every anchor contains one of these words; they are found with one fast scan of the lower-cased
 # text, and the precise patterns below are only tried at those positions (matching at a fixed
 # position is cheap, while scanning with a case-insensitive alternation is slow in Python's re).
-_TRIGGER_RE = re.compile(r"answer|option|choice|boxed")
+_TRIGGER_RE = re.compile(r"answer|option|choice|boxed|答案")
 _AT_ANSWER = (
     re.compile(rf"answer[ \t]*(?:\*\*|__)?[ \t]*[:：]{_WRAP}{_LETTER}", _I),           # Answer: C / **Answer:** C
     re.compile(rf"answer\s+(?:is|would\s+be|should\s+be)\b[ \t]*:?{_WRAP}{_LETTER}", _I),  # the answer is (C)
 )
+_AT_ZH = re.compile(rf"答案\s*(?:是|为|應該是|应该是)?\s*[:：]?{_WRAP}{_LETTER}", _I)  # 答案：C / 正确答案是 (C)
 _AT_HEADING = re.compile(rf"answer[ \t*_]*$\n{_WRAP}{_LETTER}", _I | re.MULTILINE)    # ### Final Answer / **C**
 _HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*final\s+", _I)
 _AT_OPTION = (
@@ -64,9 +65,14 @@ def _anchored(text: str, low: str):
     """Every anchored letter as (match, phrase start); phrase start is where the anchor's words begin."""
     for t in _TRIGGER_RE.finditer(low):
         p = t.start()
-        if p > 0 and (low[p - 1].isalnum() or low[p - 1] == "_") and t.group() != "boxed":
+        if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and t.group() != "boxed":
             continue  # inside a longer word ("reanswer")
         word = t.group()
+        if word == "答案":
+            m = _AT_ZH.match(text, p)
+            if m:
+                yield m, p
+            continue
         if word == "boxed":
             if p > 0 and text[p - 1] == "\\":
                 m = _AT_BOXED.match(text, p)

@@ -15,6 +15,7 @@ _WRAPPER_RE = re.compile(r"\\(?:text|textbf|textrm|mathrm|mathbf|mbox|operatorna
 _DEGREE_RE = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|°|º")
 _SPACING_RE = re.compile(r"\\[,!;: ]|~|\\quad|\\qquad")
 _DROP_RE = re.compile(r"\\%|%|\\\$|\\left|\\right|\\displaystyle|\*\*|__")
+_MOD_RE = re.compile(r"\\pmod\s*\{[^{}]*\}|\(\s*\\?(?:bmod|mod)\s*\d+\s*\)|\\pmod\s*\d+")
 _THOUSANDS_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # Trailing unit words ("cm", "square units", "dollars", "m^2"), only after something ending in a digit.
 _UNIT_TAIL_RE = re.compile(r"(?<=[\d}).])(?:\s*[A-Za-z][A-Za-z.]*(?:\s*\^\{?[23]\}?|[²³])?)+\s*$")
@@ -35,7 +36,8 @@ def clean_answer(text: str) -> str:
     s = s.replace("{,}", ",")
     s = _DROP_RE.sub("", s)
     s = s.replace("$", "").replace("\\(", "").replace("\\)", "").replace("\\[", "").replace("\\]", "")
-    # "m+n=25", "x = 25": the final value is the right-hand side of the last equals sign.
+    s = _MOD_RE.sub("", s).replace("\\equiv", "=").replace("≡", "=")
+    # "m+n=25", "x = 25", "N \\equiv 25": the final value is the right-hand side of the last one.
     if "=" in s:
         s = s.rsplit("=", 1)[1]
     s = s.strip().rstrip(".").strip()

@@ -136,4 +136,14 @@ CASES = [
     dict(id="later-phrase-overrides-earlier-box", response="A first pass gives \\boxed{15}. Recounting the symmetric cases, the final answer is 21.",
          target="21", status="graded", extracted="21", correct=True),
     dict(id="multiple-boxes-last-part", response="(a) \\boxed{3}\n(b) \\boxed{7}", target="7", status="graded", extracted="7", correct=True),
+    # --- prose after the answer, remainders, other languages --------------------------------------
+    dict(id="sentence-after-phrase-answer", response="The answer is 42. Note that 999 is the largest possible value.", target="42", status="graded", extracted="42", correct=True),
+    dict(id="range-restated-after-box", response="Answer: \\boxed{42}\n\nThe problem says the answer is an integer between 0 and 999, and 42 is.", target="42", status="graded", extracted="42", correct=True),
+    dict(id="answer-is-not", response="By the parity argument the answer is not 25; I could not pin it down further.", target="25", status="no_answer", extracted=None, correct=False),
+    dict(id="answer-is-a-multiple", response="The answer is a multiple of 3, but I ran out of time to find it.", target="42", status="no_answer", extracted=None, correct=False),
+    dict(id="remainder-equiv-pmod", response="So $N \\equiv 42 \\pmod{1000}$, and the remainder is $\\boxed{N \\equiv 42 \\pmod{1000}}$.", target="42", status="graded", extracted="42", correct=True),
+    dict(id="remainder-text-mod", response="Thus the answer is $42 \\ (\\text{mod } 1000)$.", target="42", status="graded", extracted="42", correct=True),
+    dict(id="decimal-phrase-not-integer", response="The answer is 25.5.", target="25", status="graded", extracted="25.5", correct=False),
+    dict(id="chinese-anchor", response="因此，所以答案是 25。", target="25", status="graded", extracted="25", correct=True),
+    dict(id="chinese-anchor-full-width-colon", response="最终答案：\\boxed{１１３}", target="113", status="graded", extracted="113", correct=True),
 ]

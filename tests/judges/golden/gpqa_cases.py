@@ -115,4 +115,17 @@ CASES = [
     dict(id="five-choices-e-valid", response="Answer: E", target="E", letters="ABCDE", status="graded", extracted="E", correct=True),
     dict(id="five-choices-list-meta", response="The answer is (E).", target="E", letters=["A", "B", "C", "D", "E"], status="graded", extracted="E", correct=True),
     dict(id="three-choices-d-rejected", response="Answer: D", target="C", letters="ABC", status="no_answer", extracted=None, correct=False),
+    # --- more phrasings --------------------------------------------------------------------------
+    dict(id="answer-colon-correct-option", response="Answer: The correct option is C", target="C", status="graded", extracted="C", correct=True),
+    dict(id="answer-option-lowercase-paren", response="Answer: option (b)", target="B", status="graded", extracted="B", correct=True),
+    dict(id="final-answer-boxed", response="Final Answer: \\boxed{D}", target="D", status="graded", extracted="D", correct=True),
+    dict(id="repeated-answer-lines-last", response="Answer: (A)\nAnswer: (B)", target="B", status="graded", extracted="B", correct=True),
+    dict(id="no-space-after-colon", response="Answer:C", target="C", status="graded", extracted="C", correct=True),
+    dict(id="answer-then-not-other", response="Thus the correct answer is D, not B.", target="D", status="graded", extracted="D", correct=True),
+    dict(id="answer-is-not-letter", response="Thus the correct answer is not D.", target="D", status="no_answer", extracted=None, correct=False),
+    dict(id="hedged-list", response="The answer is A, B, or C", target="A", status="no_answer", extracted=None, correct=False),
+    dict(id="explanation-mentions-other-letter", response="Answer: A.\n\nExplanation: the reasoning relies on the fact that B violates parity.", target="A", status="graded", extracted="A", correct=True),
+    dict(id="letter-is-the-correct-answer-no-paren", response="After all that, B is the correct answer.", target="B", status="graded", extracted="B", correct=True),
+    dict(id="chinese-anchor", response="综上所述，答案：C", target="C", status="graded", extracted="C", correct=True),
+    dict(id="chinese-correct-answer-paren", response="正确答案是 (B)。", target="B", status="graded", extracted="B", correct=True),
 ]
