@@ -1,0 +1,182 @@
+"""HTTP vs in-process: the same streaming workload through `harness serve` and straight through the engine.
+
+    python -m engine.server.bench --concurrency 64 --requests 128 --input-words 48 --output-tokens 32
+
+Prints output tokens/s for each path, their ratio, and TTFT / TPOT percentiles. The server runs as a
+subprocess (as users run it), so the client's event loop does not share the server's interpreter.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+WORDS = ("time year people way day man thing woman life child world school state family student group country "
+         "problem hand part place case week company system program question work number night point home water "
+         "room mother area money story fact month book eye job word business issue side kind head house").split()
+
+
+@dataclass
+class Result:
+    ttft_s: float | None = None
+    e2e_s: float = 0.0
+    tokens: int = 0
+    error: str | None = None
+
+
+@dataclass
+class Summary:
+    label: str
+    wall_s: float
+    results: list[Result] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return sum(r.tokens for r in self.results)
+
+    def line(self) -> str:
+        ok = [r for r in self.results if r.error is None]
+        ttft = sorted(r.ttft_s for r in ok if r.ttft_s is not None)
+        tpot = sorted((r.e2e_s - r.ttft_s) / (r.tokens - 1) for r in ok if r.ttft_s is not None and r.tokens > 1)
+
+        def pct(xs: list[float], p: float) -> str:
+            return f"{1000 * xs[min(len(xs) - 1, int(p * len(xs)))]:.0f}" if xs else "-"
+        return (f"{self.label:<11} {self.tokens / self.wall_s:8.1f} tok/s  wall {self.wall_s:6.1f} s  "
+                f"errors {len(self.results) - len(ok)}  TTFT ms p50 {pct(ttft, 0.5)} p90 {pct(ttft, 0.9)} p99 "
+                f"{pct(ttft, 0.99)}  TPOT ms p50 {pct(tpot, 0.5)} p90 {pct(tpot, 0.9)} p99 {pct(tpot, 0.99)}")
+
+
+def prompts(n: int, words: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(WORDS) for _ in range(words)) for _ in range(n)]
+
+
+async def _closed_loop(n: int, concurrency: int, one) -> tuple[list[Result], float]:
+    queue = list(range(n))
+    results: list[Result] = []
+
+    async def worker() -> None:
+        while queue:
+            results.append(await one(queue.pop()))
+    t0 = time.perf_counter()
+    await asyncio.gather(*[worker() for _ in range(concurrency)])
+    return results, time.perf_counter() - t0
+
+
+def run_in_process(args: argparse.Namespace, texts: list[str]) -> Summary:
+    from engine.base import ChatRequest, EngineOptions, SamplingParams
+    from engine.native.backend import NativeEngine
+    engine = NativeEngine.from_options(_options(args, EngineOptions))
+    params = SamplingParams(max_tokens=args.output_tokens, temperature=0.0)
+
+    async def one_text(i: int, text: str) -> Result:
+        t0, res = time.perf_counter(), Result()
+        async for d in engine.stream(ChatRequest(f"b{i}", [{"role": "user", "content": text}], params)):
+            if (d.text or d.token_count) and res.ttft_s is None:
+                res.ttft_s = time.perf_counter() - t0
+            if d.final is not None:
+                res.tokens = d.final.completion_tokens
+                res.error = d.final.error
+        res.e2e_s = time.perf_counter() - t0
+        return res
+
+    async def main() -> Summary:
+        await _closed_loop(min(args.concurrency, len(texts)), args.concurrency, lambda i: one_text(i, texts[i]))
+        results, wall = await _closed_loop(len(texts), args.concurrency, lambda i: one_text(i, texts[i]))
+        await engine.aclose()
+        return Summary("in-process", wall, results)
+    return asyncio.run(main())
+
+
+def run_http(args: argparse.Namespace, texts: list[str]) -> Summary:
+    import httpx
+    cmd = [sys.executable, "-m", "harness", "serve", "--port", "0", "--log-level", "warning",
+           "--max-num-seqs", str(args.max_num_seqs), "--kv-cache-gib", str(args.kv_cache_gib)]
+    for flag in ("model", "threads", "device", "dtype"):
+        if getattr(args, flag):
+            cmd += [f"--{flag}", str(getattr(args, flag))]
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(cmd, cwd=root, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    try:
+        url = None
+        while url is None:
+            line = proc.stderr.readline()
+            if not line:
+                raise RuntimeError("serve exited before announcing its URL")
+            m = re.search(r"on (http://\S+/v1)", line)
+            url = m.group(1) if m else None
+
+        async def one(client: httpx.AsyncClient, text: str) -> Result:
+            t0, res = time.perf_counter(), Result()
+            body = {"model": args.model, "messages": [{"role": "user", "content": text}], "stream": True,
+                    "max_tokens": args.output_tokens, "temperature": 0, "stream_options": {"include_usage": True}}
+            async with client.stream("POST", url + "/chat/completions", json=body) as r:
+                if r.status_code != 200:
+                    res.error = f"HTTP {r.status_code}"
+                    return res
+                async for line in r.aiter_lines():
+                    if not line.startswith("data: ") or line == "data: [DONE]":
+                        continue
+                    ev = json.loads(line[6:])
+                    if ev.get("usage"):
+                        res.tokens = ev["usage"]["completion_tokens"]
+                    if ev.get("error"):
+                        res.error = str(ev["error"])
+                    if ev.get("choices") and ev["choices"][0].get("delta", {}).get("content") and res.ttft_s is None:
+                        res.ttft_s = time.perf_counter() - t0
+            res.e2e_s = time.perf_counter() - t0
+            return res
+
+        async def main() -> Summary:
+            limits = httpx.Limits(max_connections=args.concurrency + 8)
+            async with httpx.AsyncClient(timeout=600, limits=limits) as client:
+                await _closed_loop(min(args.concurrency, len(texts)), args.concurrency, lambda i: one(client, texts[i]))
+                results, wall = await _closed_loop(len(texts), args.concurrency, lambda i: one(client, texts[i]))
+            return Summary("http", wall, results)
+        return asyncio.run(main())
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def _options(args: argparse.Namespace, cls):
+    return cls(model=args.model, threads=args.threads, device=args.device, dtype=args.dtype,
+               kv_cache_gib=args.kv_cache_gib, max_num_seqs=args.max_num_seqs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--model", default="smollm2-135m")
+    p.add_argument("--concurrency", type=int, default=64)
+    p.add_argument("--requests", type=int, default=128)
+    p.add_argument("--input-words", type=int, default=48)
+    p.add_argument("--output-tokens", type=int, default=32)
+    p.add_argument("--max-num-seqs", type=int, default=64)
+    p.add_argument("--kv-cache-gib", type=float, default=0.5)
+    p.add_argument("--threads", type=int)
+    p.add_argument("--device")
+    p.add_argument("--dtype")
+    p.add_argument("--repeats", type=int, default=1, help="alternate the two paths this many times; medians")
+    args = p.parse_args(argv)
+    texts = prompts(args.requests, args.input_words)
+    runs: dict[str, list[Summary]] = {"in-process": [], "http": []}
+    for _ in range(args.repeats):
+        for s in (run_in_process(args, texts), run_http(args, texts)):
+            runs[s.label].append(s)
+            print(s.line(), flush=True)
+    rate = {k: statistics.median(s.tokens / s.wall_s for s in v) for k, v in runs.items()}
+    print(f"http / in-process output tokens/s (median of {args.repeats}): {rate['http'] / rate['in-process']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
