@@ -1,7 +1,8 @@
 """The harness's own overhead: generation records/s through the whole generate stage.
 
-A local scripted OpenAI-compatible server answers instantly, so the rate measures the harness
-(prompt rendering, the openai client, retries bookkeeping, record writing), not a model.
+A local scripted OpenAI-compatible server (in its own process, as a real server would be) answers
+instantly, so the rate measures the harness (prompt rendering, the openai client, retry
+bookkeeping, record writing), not a model.
 
     python benchmarks/bench_harness.py [--records 4096] [--concurrency 256]
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine import EngineOptions, SamplingParams, create_engine  # noqa: E402
 from harness.generate import GenerateConfig, run_generation  # noqa: E402
 from tasks import Item, get_task  # noqa: E402
-from tests.support.scripted_server import Reply, ScriptedServer  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 async def measure(base_url: str, records: int, concurrency: int, root: Path) -> float:
@@ -45,11 +48,20 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=4096)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[32, 256])
     args = parser.parse_args()
-    reply = Reply(text="Adding one gives the result, so the answer is \\boxed{42}.")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.scripted_server", "--text", "Adding one gives it: \\boxed{42}."],
+        cwd=REPO, stdout=subprocess.PIPE, text=True,
+    )
     rows = []
-    with ScriptedServer(reply) as server, tempfile.TemporaryDirectory() as tmp:
-        for c in args.concurrency:
-            rows.append({"concurrency": c, "records_per_s": round(asyncio.run(measure(server.base_url, args.records, c, Path(tmp))), 1)})
+    try:
+        base_url = server.stdout.readline().strip().rsplit(" ", 1)[-1]  # "serving 'test-model' at URL"
+        with tempfile.TemporaryDirectory() as tmp:
+            for c in args.concurrency:
+                rate = asyncio.run(measure(base_url, args.records, c, Path(tmp)))
+                rows.append({"concurrency": c, "records_per_s": round(rate, 1)})
+    finally:
+        server.terminate()
+        server.wait()
     print(f"{'concurrency':>12} {'records/s':>10}  (goal at 256: >= 500/s)")
     for r in rows:
         print(f"{r['concurrency']:>12} {r['records_per_s']:>10}")

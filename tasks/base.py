@@ -85,10 +85,14 @@ class Task(ABC):
         return {}
 
     def template(self, name: str) -> jinja2.Template:
-        env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(self.folder)),
-            undefined=jinja2.StrictUndefined,
-            keep_trailing_newline=False,
-            autoescape=False,
-        )
-        return env.get_template(name)
+        """A template from the task's folder, compiled once per task instance."""
+        cache = self.__dict__.setdefault("_templates", {})
+        if name not in cache:
+            env = jinja2.Environment(
+                loader=jinja2.FileSystemLoader(str(self.folder)),
+                undefined=jinja2.StrictUndefined,
+                keep_trailing_newline=False,
+                autoescape=False,
+            )
+            cache[name] = env.get_template(name)
+        return cache[name]
