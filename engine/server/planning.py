@@ -37,6 +37,7 @@ class Plan:
     include_usage: bool
     logprobs: bool
     constraint_factory: Callable[[], Any] | None = None
+    continuous_usage: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -130,7 +131,7 @@ def plan_chat(body: ChatCompletionRequest, adapter: ServingAdapter, served_name:
                       prompt_ids=prompt_ids if use_ids else None, messages=None if use_ids else messages)
                for i in range(body.n)]
     return Plan("chat", pid, served_name, choices, n_prompt, body.stream, body.include_usage, body.logprobs,
-                constraint)
+                constraint, body.continuous_usage)
 
 
 def plan_completion(body: CompletionRequest, adapter: ServingAdapter, served_name: str) -> Plan:
@@ -161,4 +162,4 @@ def plan_completion(body: CompletionRequest, adapter: ServingAdapter, served_nam
                                                             body.logprobs is not None),
                                   prompt_index=p_i, prompt_ids=ids))
     return Plan("completion", pid, served_name, choices, total, body.stream, body.include_usage,
-                body.logprobs is not None, constraint)
+                body.logprobs is not None, constraint, body.continuous_usage)

@@ -80,6 +80,9 @@ async def sse_stream(rt: Runtime, plan: Plan) -> AsyncIterator[bytes]:
     usage_field = {"usage": None} if plan.include_usage else {}
     head = {"id": plan.id, "object": obj, "created": created, "model": plan.model}
 
+    emitted: dict[int, int] = {c.index: 0 for c in plan.choices}
+    running_usage = plan.include_usage and plan.continuous_usage and plan.prompt_tokens is not None
+
     def chunk(index: int, text: str | None, finish: str | None = None, logprobs: Any = None,
               role: bool = False) -> bytes:
         if chat:
@@ -91,6 +94,10 @@ async def sse_stream(rt: Runtime, plan: Plan) -> AsyncIterator[bytes]:
             choice = {"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
         else:
             choice = {"index": index, "text": text or "", "logprobs": logprobs, "finish_reason": finish}
+        if running_usage:
+            out, prompt = emitted[index], plan.prompt_tokens or 0
+            return _sse({**head, "choices": [choice], "usage": {
+                "prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out}})
         return _sse({**head, "choices": [choice], **usage_field})
 
     finals: dict[int, Completion] = {}
@@ -99,6 +106,7 @@ async def sse_stream(rt: Runtime, plan: Plan) -> AsyncIterator[bytes]:
             for c in plan.choices:
                 yield chunk(c.index, "", role=True)
         async for ev in plan_events(rt, plan):
+            emitted[ev.index] += ev.token_count
             if ev.text:
                 yield chunk(ev.index, ev.text)
             if ev.final is not None:

@@ -1,6 +1,8 @@
 """The OpenAI protocol over a scripted engine, through a real server and the official client."""
 from __future__ import annotations
 
+import json
+
 import httpx
 import openai
 import pytest
@@ -134,3 +136,14 @@ def test_response_format_reaches_the_engine_as_a_constraint():
         client(srv).chat.completions.create(model="fake", messages=MSG, max_tokens=2, response_format={
             "type": "json_schema", "json_schema": {"name": "x", "schema": schema}})
         assert list(srv.fake.constraints.values()) == [("constraint", "json_schema", schema)]
+
+
+def test_continuous_usage_stats_count_up_in_every_chunk(server):
+    body = {"model": "fake", "messages": MSG, "max_tokens": 5, "temperature": 0, "stream": True,
+            "stream_options": {"include_usage": True, "continuous_usage_stats": True}}
+    with httpx.stream("POST", server.base_url + "/chat/completions", json=body) as r:
+        events = [json.loads(line[6:]) for line in r.iter_lines()
+                  if line.startswith("data: {")]
+    counts = [e["usage"]["completion_tokens"] for e in events if e["choices"]]
+    assert counts == sorted(counts) and counts[-1] == 5
+    assert events[-1]["choices"] == [] and events[-1]["usage"]["completion_tokens"] == 5
