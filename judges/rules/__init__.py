@@ -1,4 +1,5 @@
 """Rule-based judges: exact AIME integers, GPQA letters, and a sympy math-equivalence check for later judges."""
 from judges.rules.judge import RulesJudge
+from judges.rules.math_equiv import math_equiv
 
-__all__ = ["RulesJudge"]
+__all__ = ["RulesJudge", "math_equiv"]

@@ -10,7 +10,7 @@ import math
 import re
 import sys
 
-from judges.rules.latex import Answer, LatexError, structure, to_expr
+from judges.rules.latex import GREEK, Answer, LatexError, structure, to_expr
 
 MAX_NODES = 400  # sympy tree nodes per side, before evaluation
 MAX_ITEMS = 16  # elements of a set or tuple
@@ -36,7 +36,7 @@ def _safe_source(expr: str) -> str:
 
     def ident(m: re.Match) -> str:
         name = m.group()
-        if name in _FUNCS:
+        if name in _FUNCS or (name.endswith("_") and name[:-1] in GREEK):
             return name
         if name in ("e", "i"):  # Euler's number and the imaginary unit, as answers use them
             return {"e": "E", "i": "I"}[name]
@@ -65,14 +65,22 @@ def _parse(item: str):
     transforms = standard_transformations + (implicit_multiplication_application, convert_xor, rationalize,
                                              factorial_notation)
     try:
-        raw = parse_expr(source, transformations=transforms, evaluate=False)
+        raw = parse_expr(source, local_dict=_greek_symbols(sympy), transformations=transforms, evaluate=False)
     except Exception as exc:  # sympy raises many kinds on bad syntax
         raise Undecided(f"parse: {exc}") from exc
     _guard(raw, sympy)
     try:
-        return parse_expr(source, transformations=transforms, evaluate=True)
+        expr = parse_expr(source, local_dict=_greek_symbols(sympy), transformations=transforms, evaluate=True)
     except Exception as exc:
         raise Undecided(f"evaluate: {exc}") from exc
+    if expr.has(sympy.zoo, sympy.nan):
+        raise Undecided("undefined value")  # 1/0 is no answer to compare
+    return expr
+
+
+def _greek_symbols(sympy) -> dict:
+    # Plain symbols: sympy would otherwise read "beta", "gamma" and "zeta" as special functions.
+    return {f"{name}_": sympy.Symbol(name) for name in GREEK}
 
 
 def _guard(expr, sympy) -> None:
@@ -140,11 +148,12 @@ def compare(a_text: str, b_text: str) -> bool | None:
         b = Answer("scalar", b.items)
     if b.kind == "scalar" and a.kind == "set" and len(a.items) == 1:
         a = Answer("scalar", a.items)
+    # Parse both sides first: an answer this checker cannot read is undecided, never "different".
+    xs, ys = [_parse(x) for x in a.items], [_parse(y) for y in b.items]
     if a.kind != b.kind:
         return False
     if a.kind == "interval" and (a.left_closed, a.right_closed) != (b.left_closed, b.right_closed):
         return False
-    xs, ys = [_parse(x) for x in a.items], [_parse(y) for y in b.items]
     return _items_equal(xs, ys, ordered=a.kind != "set")
 
 

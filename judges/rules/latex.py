@@ -18,6 +18,11 @@ _SIMPLE = {"\\cdot": "*", "\\times": "*", "\\div": "/", "\\pi": "pi", "\\infty":
            "\\sec": "sec", "\\csc": "csc", "\\arcsin": "asin", "\\arccos": "acos", "\\arctan": "atan",
            "\\sinh": "sinh", "\\cosh": "cosh", "\\tanh": "tanh", "\\le": "<=", "\\ge": ">=", "\\infinity": "oo"}
 _COMMAND_RE = re.compile(r"\\[A-Za-z]+")
+GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta", "kappa",
+         "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "phi", "varphi", "chi", "psi", "omega",
+         "Gamma", "Delta", "Theta", "Lambda", "Xi", "Sigma", "Phi", "Psi", "Omega")
+_SIMPLE.update({f"\\{name}": f"{name}_" for name in GREEK})  # "alpha_" etc.: never a Python keyword or sympy name
+_EMPTY_SET = {"\\emptyset", "\\varnothing", "\\{\\}", "\\{ \\}", "∅"}
 
 
 class LatexError(ValueError):
@@ -77,6 +82,8 @@ def _closes_at_end(s: str, opener: int) -> bool:
 def structure(text: str) -> Answer:
     """Read the outer shape of an answer; items stay LaTeX-ish strings."""
     s = clean(text)
+    if s in _EMPTY_SET:
+        return Answer("set", [])
     s = _WORD_SEP_RE.sub(", ", s)
     if s.startswith("\\{") and s.endswith("\\}"):
         return Answer("set", [p for p in _split_top(s[2:-2]) if p])

@@ -79,7 +79,8 @@ class _Pool:
     """A fixed number of worker slots; a caller borrows one, so each worker serves one thread at a time."""
 
     def __init__(self, size: int) -> None:
-        self.slots: queue.Queue[_Worker | None] = queue.Queue()
+        # Last in, first out: a warm worker is reused before an empty slot starts a new process.
+        self.slots: queue.LifoQueue[_Worker | None] = queue.LifoQueue()
         for _ in range(size):
             self.slots.put(None)
         self.size = size

@@ -31,6 +31,10 @@ EQUAL = [
     ("\\text{yes}", "yes"),
     ("$\\frac{7}{4}$", "1.75"),
     ("45^\\circ", "45"),
+    ("\\alpha + \\beta", "\\beta + \\alpha"),
+    ("\\lambda^2", "\\lambda \\lambda"),
+    ("\\{\\}", "\\emptyset"),
+    ("(-\\infty, 3]", "(-\\infty,3]"),
 ]
 DIFFERENT = [
     ("0.333", "\\frac{1}{3}"),  # no tolerance
@@ -42,6 +46,9 @@ DIFFERENT = [
     ("2x", "2"),
     ("\\sqrt{2}", "\\sqrt{3}"),
     ("1 \\pm \\sqrt{2}", "1+\\sqrt{2}"),
+    ("(1, 2, 3)", "\\{1, 2, 3\\}"),  # a tuple is not a set
+    ("\\alpha", "\\beta"),
+    ("\\emptyset", "\\{1\\}"),
 ]
 
 
@@ -63,6 +70,9 @@ def test_different(a, b):
     ("2^{2^{2^{2^{10}}}}", "3"),  # a number too large to build
     ("100000000!", "1"),  # sympy would compute it while parsing
     ("the mitochondria", "the nucleus"),
+    ("\\frac{1}{0}", "2"),  # undefined
+    ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "(1, 2)"),  # not understood is not "different"
+    ("x > 3", "3 < x"),
 ])
 def test_undecidable_or_unsafe_inputs_are_none(a, b):
     assert math_equiv(a, b) is None
