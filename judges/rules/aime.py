@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from judges.rules.extract import FULLWIDTH, boxed_from_last, committed_text, retracted_after
+from judges.rules.extract import FULLWIDTH, boxed_from_last, committed_text, lower_same_length, retracted_after
 from judges.rules.numbers import MAX_ANSWER_CHARS, clean_answer, integer_value
 
 PARSER_VERSION = "aime-v1"
@@ -13,13 +13,18 @@ PARSER_VERSION = "aime-v1"
 _PLACEHOLDERS = {"", "answer", "your answer", "final answer", "your final answer", "the answer",
                  "...", "\\ldots", "\\dots", "\\cdots", "n", "x", "ans"}
 
-_ANCHOR_RE = re.compile(
-    r"\b(?:final\s+)?answer[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]"          # Answer: / **Final Answer:**
-    r"|\b(?:the|my|our)\s+(?:final\s+|correct\s+)?answer\s+is\b(?:\s*:)?"     # the (final) answer is
-    r"|^[ \t#>*_]*final\s+answer[ \t*_]*$"                                    # a "**Final Answer**" heading
-    r"|答案\s*(?:是|为)?\s*[:：]?",                                               # 答案：25 / 最终答案是 25
-    re.IGNORECASE | re.MULTILINE,
+# Anchors are found at the trigger words of one fast scan over the lower-cased text, then checked
+# precisely at that position (a case-insensitive alternation scanned over 10k+ characters is slow).
+_TRIGGER_RE = re.compile(r"answer|答案")
+_AT_ANSWER_RE = re.compile(
+    r"answer[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]"       # Answer: / **Final Answer:** / answer is:
+    r"|answer\s+is\b(?:\s*:)?",                             # "the answer is", checked for its lead words below
+    re.IGNORECASE,
 )
+_THE_BEFORE_RE = re.compile(r"\b(?:the|my|our)\s+(?:final\s+|correct\s+)?$", re.IGNORECASE)
+_HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*final\s+", re.IGNORECASE)
+_HEADING_RE = re.compile(r"answer[ \t*_]*$", re.IGNORECASE | re.MULTILINE)  # a "**Final Answer**" heading
+_AT_ZH_RE = re.compile(r"答案\s*(?:是|为)?\s*[:：]?")                      # 答案：25 / 最终答案是 25
 _LEAD_RE = re.compile(r"[\s*_:>#]*")
 _BOXED_AHEAD_RE = re.compile(r"(?:\$\$?|\\\[|\\\()?\s*\\(?:boxed|fbox)(?![A-Za-z])")
 # Where an answer given in prose ends: a sentence stop, a clause, a closing dollar.
@@ -72,6 +77,23 @@ def _phrase_answer(text: str, end: int) -> str | None:
     return span
 
 
+def _anchor_end(text: str, low: str, p: int) -> int | None:
+    """Where the answer after the anchor at trigger position p begins, or None if p is no anchor."""
+    if low.startswith("答案", p):
+        return _AT_ZH_RE.match(text, p).end()
+    if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_"):
+        return None  # inside a longer word
+    m = _AT_ANSWER_RE.match(text, p)
+    if m and (m.group().endswith((":", "：")) or _THE_BEFORE_RE.search(text, max(0, p - 30), p)):
+        return m.end()
+    line_start = text.rfind("\n", 0, p) + 1
+    if _HEADING_PREFIX_RE.fullmatch(text, line_start, p):
+        h = _HEADING_RE.match(text, p)
+        if h:
+            return h.end()
+    return None
+
+
 def read_aime(response: str) -> AimeReading:
     """Find the last committed final answer in a response and read its integer value."""
     text, think_open = committed_text(response)
@@ -88,10 +110,12 @@ def read_aime(response: str) -> AimeReading:
             best = (box.start, box.end, body, "boxed")
             break
     # Only the last anchor with a readable answer after the box can win, so walk them backwards.
-    for m in reversed(list(_ANCHOR_RE.finditer(text, best[0] if best else 0))):
-        span = _phrase_answer(text, m.end())
+    low = lower_same_length(text)
+    for t in reversed(list(_TRIGGER_RE.finditer(low, best[0] if best else 0))):
+        end = _anchor_end(text, low, t.start())
+        span = _phrase_answer(text, end) if end is not None else None
         if span is not None:
-            best = (m.start(), m.end() + len(span), span, "phrase")
+            best = (t.start(), end + len(span), span, "phrase")
             break
     if cut_off is not None and (best is None or cut_off > best[0]):
         # The response stops inside its last \boxed{: the answer it was writing is unknown.
