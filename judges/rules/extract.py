@@ -13,15 +13,16 @@ _BRACE_RE = re.compile(r"[{}]")
 _BARE_BOX_TOKEN_RE = re.compile(r"[^\s$\\{}]+")
 
 # Phrases that take back the answer just given. Only explicit ones: "wait, let me double-check"
-# alone usually re-confirms, so it does not count.
+# alone usually re-confirms, and "that is wrong" only counts after an interjection that opens a
+# sentence ("Wait, that's wrong"), since explanations say "(B) this is wrong because ..." of other options.
 _RETRACT_RE = re.compile(
-    r"\b(?:that(?:'s|’s| is) (?:wrong|incorrect|not right|not correct|a mistake)"
-    r"|this is (?:wrong|incorrect|not right)"
-    r"|scratch that"
-    r"|i made an? (?:mistake|error)"
-    r"|that can(?:'t|’t|not) be right"
-    r"|let me (?:redo|recompute|recalculate|start over))",
-    re.IGNORECASE,
+    r"(?:^|(?<=[.!?;:\n])|(?<=[.!?;:]\s))\s*(?:wait|hmm+|actually|oops|no)\b[\s,.!—-]*(?:\w+[\s,]+){0,2}?"
+    r"(?:that(?:'s|’s| is)|this is|it(?:'s|’s| is))\s+(?:wrong|incorrect|not right|not correct|a mistake)"
+    r"|\bscratch that\b"
+    r"|\bi made an? (?:mistake|error)"
+    r"|\bthat can(?:'t|’t|not) be right"
+    r"|\blet me (?:redo|recompute|recalculate|start over)",
+    re.IGNORECASE | re.MULTILINE,
 )
 
 # Full-width letters and punctuation (CJK-locale outputs) mapped to ASCII.

@@ -146,4 +146,6 @@ CASES = [
     dict(id="decimal-phrase-not-integer", response="The answer is 25.5.", target="25", status="graded", extracted="25.5", correct=False),
     dict(id="chinese-anchor", response="因此，所以答案是 25。", target="25", status="graded", extracted="25", correct=True),
     dict(id="chinese-anchor-full-width-colon", response="最终答案：\\boxed{１１３}", target="113", status="graded", extracted="113", correct=True),
+    dict(id="other-approach-called-wrong", response="\\boxed{25}\n\nThe naive count gives 30, but that is wrong because it counts rotations twice.", target="25", status="graded", extracted="25", correct=True),
+    dict(id="no-thats-not-right", response="So the answer is 14. No, that's not right: the endpoints are excluded, leaving", target="12", status="no_answer", extracted=None, correct=False, finish_reason="length"),
 ]

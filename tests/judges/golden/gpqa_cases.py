@@ -128,4 +128,6 @@ CASES = [
     dict(id="letter-is-the-correct-answer-no-paren", response="After all that, B is the correct answer.", target="B", status="graded", extracted="B", correct=True),
     dict(id="chinese-anchor", response="综上所述，答案：C", target="C", status="graded", extracted="C", correct=True),
     dict(id="chinese-correct-answer-paren", response="正确答案是 (B)。", target="B", status="graded", extracted="B", correct=True),
+    dict(id="explains-other-options-wrong", response="**Answer: C**\n\n- (A) This is wrong because the barrier is too high.\n- (B) That is incorrect: ethyl acetate shows a quartet.\n- (D) This is wrong as well.", target="C", status="graded", extracted="C", correct=True),
+    dict(id="interjection-retracts", response="Answer: A\n\nHmm, actually that is incorrect, the ratio is inverted. So", target="B", status="no_answer", extracted=None, correct=False, finish_reason="length"),
 ]
