@@ -45,9 +45,17 @@ def lower_same_length(text: str) -> str:
 def committed_text(response: str) -> tuple[str, bool]:
     """The text after the last closing think tag, and whether a think block is left open there.
 
-    Reasoning inside <think>...</think> is never graded; an unclosed <think> means the model
-    never committed to an answer, so only the text before it counts (usually nothing).
+    Reasoning inside <think>...</think> (or a harmony analysis channel) is never graded; an unclosed
+    <think> means the model never committed to an answer, so only the text before it counts (usually nothing).
     """
+    if "<|channel|>" in response:
+        # Raw harmony-format output (gpt-oss): only the final channel is committed text.
+        final = response.rfind("<|channel|>final<|message|>")
+        if final < 0:
+            return "", True
+        response = response[final + len("<|channel|>final<|message|>"):]
+        for end_token in ("<|return|>", "<|end|>"):
+            response = response.split(end_token, 1)[0]
     close = response.rfind("</think")
     if close >= 0:
         end = response.find(">", close)

@@ -148,4 +148,5 @@ CASES = [
     dict(id="chinese-anchor-full-width-colon", response="最终答案：\\boxed{１１３}", target="113", status="graded", extracted="113", correct=True),
     dict(id="other-approach-called-wrong", response="\\boxed{25}\n\nThe naive count gives 30, but that is wrong because it counts rotations twice.", target="25", status="graded", extracted="25", correct=True),
     dict(id="no-thats-not-right", response="So the answer is 14. No, that's not right: the endpoints are excluded, leaving", target="12", status="no_answer", extracted=None, correct=False, finish_reason="length"),
+    dict(id="harmony-final-channel", response="<|channel|>analysis<|message|>Try \\boxed{12}... no, 13.<|end|><|start|>assistant<|channel|>final<|message|>**Answer:** $\\boxed{13}$<|return|>", target="13", status="graded", extracted="13", correct=True),
 ]

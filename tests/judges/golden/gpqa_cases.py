@@ -130,4 +130,6 @@ CASES = [
     dict(id="chinese-correct-answer-paren", response="正确答案是 (B)。", target="B", status="graded", extracted="B", correct=True),
     dict(id="explains-other-options-wrong", response="**Answer: C**\n\n- (A) This is wrong because the barrier is too high.\n- (B) That is incorrect: ethyl acetate shows a quartet.\n- (D) This is wrong as well.", target="C", status="graded", extracted="C", correct=True),
     dict(id="interjection-retracts", response="Answer: A\n\nHmm, actually that is incorrect, the ratio is inverted. So", target="B", status="no_answer", extracted=None, correct=False, finish_reason="length"),
+    dict(id="harmony-final-channel", response="<|channel|>analysis<|message|>Option A fits; Answer: A? Check B.<|end|><|start|>assistant<|channel|>final<|message|>Answer: B<|return|>", target="B", status="graded", extracted="B", correct=True),
+    dict(id="harmony-analysis-only", response="<|channel|>analysis<|message|>Option A fits; so Answer: A. But let me check", target="A", status="no_answer", extracted=None, correct=False, finish_reason="length"),
 ]
