@@ -1,0 +1,110 @@
+"""DeepSeek-V3 through the built-in engine: LLMEngine (scheduler, paged latent cache, prefix cache) and
+SpecLLMEngine (MTP drafts verified in the engine's steps)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from conftest import write_tokenizer
+from engine.base import EngineError, SamplingParams
+from engine.native.llm_engine import LLMEngine
+from engine.native.spec_engine import SpecLLMEngine
+from test_deepseek_decode import _prompts
+
+
+def _run(engine, prompts, params) -> dict[str, list[int]]:
+    ids = [engine.add_request(p, params) for p in prompts]
+    done = {}
+    while engine.has_unfinished():
+        for o in engine.step().outputs:
+            if o.finished:
+                assert o.finish_reason != "error", o.error
+                done[o.request_id] = (o.token_ids, o.logprobs, o.num_cached_tokens)
+    return [done[i] for i in ids]
+
+
+def _engine(cls, folder, **kw):
+    kw.setdefault("kv_cache_gib", 0.005)
+    return cls(model=str(folder), device="cpu", dtype="fp32", threads=1, block_size=4, **kw)
+
+
+@pytest.fixture()
+def tiny_folder(tiny_ckpt, engine_cache_dir):
+    write_tokenizer(tiny_ckpt, 97)
+    return tiny_ckpt
+
+
+@pytest.fixture()
+def predictable_folder(predictable_ckpt, engine_cache_dir):
+    write_tokenizer(predictable_ckpt, 97)
+    return predictable_ckpt
+
+
+def test_engine_logprobs_match_hf_with_chunked_prefill_and_prefix_hits(tiny_folder, tiny_hf):
+    eng = _engine(LLMEngine, tiny_folder, max_num_batched_tokens=6)  # prompts arrive in chunks of <= 6
+    base = _prompts([21], seed=9)[0]
+    sp = SamplingParams(max_tokens=8, logprobs=True)
+    first = _run(eng, [base], sp)[0]
+    second = _run(eng, [base[:16] + [3, 4]], sp)[0]
+    assert second[2] == 16  # four 4-token blocks served from the prefix cache
+    for prompt, (toks, logprobs, _) in ((base, first), (base[:16] + [3, 4], second)):
+        with torch.no_grad():
+            ref = torch.log_softmax(tiny_hf(torch.tensor([prompt + toks])).logits[0], -1)
+        p = len(prompt)
+        want = ref[torch.arange(p - 1, p - 1 + len(toks)), torch.tensor(toks)]
+        assert toks == ref[p - 1:p - 1 + len(toks)].argmax(-1).tolist()
+        torch.testing.assert_close(torch.tensor(logprobs), want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("nextn", [1, 3])
+def test_spec_engine_greedy_equals_engine_greedy(predictable_folder, nextn):
+    prompts = _prompts([5, 17, 33, 9, 2, 26], seed=6)
+    sp = SamplingParams(max_tokens=20)
+    plain = _run(_engine(LLMEngine, predictable_folder), prompts, sp)
+    eng = _engine(SpecLLMEngine, predictable_folder, nextn=nextn, max_num_batched_tokens=16)
+    spec = _run(eng, prompts, sp)
+    assert [t for t, _, _ in spec] == [t for t, _, _ in plain]
+    st = eng.spec_stats
+    assert st.num_drafts > 0 and 0.3 < st.acceptance_rate < 1.0
+    assert sum(s.num_accepted_tokens for s in eng.request_spec_stats.values()) == st.num_accepted_tokens
+    assert eng.describe()["nextn"] == nextn
+
+
+def test_spec_engine_survives_preemption(predictable_folder):
+    prompts = _prompts([30, 28, 25, 31], seed=8)
+    sp = SamplingParams(max_tokens=24)
+    plain = _run(_engine(LLMEngine, predictable_folder), prompts, sp)
+    # 34 blocks of 4 tokens (4 layers incl. MTP x 24 fp32 values per token): all four prompts fit (30 blocks),
+    # but not all four grown to ~54 tokens (56 blocks), so running requests get preempted and recomputed.
+    per_block = 4 * 24 * 4 * 4
+    eng = _engine(SpecLLMEngine, predictable_folder, nextn=3, kv_cache_gib=34.5 * per_block / (1 << 30))
+    assert 31 <= eng.block_manager.num_blocks <= 34
+    spec = _run(eng, prompts, sp)
+    assert [t for t, _, _ in spec] == [t for t, _, _ in plain]
+    assert eng.scheduler.total_preemptions > 0
+
+
+def test_spec_engine_synthetic_acceptance_steps(predictable_folder):
+    eng = _engine(SpecLLMEngine, predictable_folder, nextn=3, synthetic_acceptance=0.75, spec_seed=1)
+    for p in _prompts([8] * 4, seed=2):
+        eng.add_request(p, SamplingParams(max_tokens=200))
+    decode_tokens, outputs = 0, 0
+    while eng.has_unfinished():
+        out = eng.step()
+        decode_tokens += out.stats.num_decode_tokens
+        outputs += sum(len(o.new_token_ids) for o in out.outputs)
+        # A step's decode tokens: accepted drafts + one per decoding request (a request at its last token
+        # verifies without drafts).
+        assert out.stats.num_decode_tokens >= eng.last_step_spec.num_drafts + eng.last_step_spec.num_accepted_tokens
+    assert outputs == 4 * 200 and decode_tokens == 4 * 199  # the first token of each comes from its prefill
+    st = eng.spec_stats
+    assert st.num_drafts > 150
+    assert st.mean_acceptance_length == pytest.approx(1 + 0.75 + 0.75 ** 2 + 0.75 ** 3, abs=0.2)
+
+
+def test_spec_engine_refuses_checkpoint_without_mtp(tmp_path, engine_cache_dir):
+    from conftest import make_checkpoint
+    folder = make_checkpoint(tmp_path / "nomtp", mtp=False)
+    write_tokenizer(folder, 97)
+    with pytest.raises(EngineError, match="no MTP draft modules"):
+        _engine(SpecLLMEngine, folder, nextn=2)
