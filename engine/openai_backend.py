@@ -64,7 +64,7 @@ class OpenAIEngine(Engine):
 
     def __init__(self, model: str, base_urls: list[str], api_key: str = PLACEHOLDER_KEY,
                  api_key_env: str = "OPENAI_API_KEY", request_timeout_s: float = 600.0, max_retries: int = 5,
-                 retry_base_delay_s: float = 1.0, max_retry_delay_s: float = 60.0, pool_shards: int = 16,
+                 retry_base_delay_s: float = 1.0, max_retry_delay_s: float = 60.0, pool_shards: int = 64,
                  connections_per_shard: int = 256, down_cooldown_s: float = 5.0,
                  continuous_usage_stats: bool = False, extra_body: dict[str, Any] | None = None):
         if not model:

@@ -20,7 +20,7 @@ from openai import AsyncOpenAI
 
 from engine.base import EngineError
 
-SHARD_TARGET = 16  # requests in flight per client pool before another pool is opened
+SHARD_TARGET = 4  # requests in flight per client pool before another pool is opened
 
 
 def normalise_base_url(url: str) -> str:
