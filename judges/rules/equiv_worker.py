@@ -161,6 +161,7 @@ def main() -> None:
     import sympy  # noqa: F401  (imported before "ready" so the first request is not charged for it)
 
     out = sys.stdout
+    sys.stdout = sys.stderr  # anything sympy prints must not corrupt the reply stream
     out.write('{"ready": true}\n')
     out.flush()
     for line in sys.stdin:

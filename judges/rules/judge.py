@@ -24,7 +24,7 @@ class RulesJudge(Judge):
             "kind": "rules",
             "aime_parser": aime.PARSER_VERSION,
             "gpqa_parser": gpqa.PARSER_VERSION,
-            "graded_text": "after the last </think>",
+            "graded_text": "after the last </think> (raw harmony output: the final channel)",
         }
 
     def grade(self, record: GenerationRecord) -> Verdict:

@@ -52,7 +52,11 @@ class _Worker:
                 return None  # the worker died
             self._buf += chunk
         line, _, self._buf = self._buf.partition(b"\n")
-        return json.loads(line)
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            return None  # a garbled reply: treated like a dead worker
+        return reply if isinstance(reply, dict) else None
 
     def ask(self, a: str, b: str, timeout_s: float) -> tuple[bool, bool | None]:
         """(answered, result); answered is False when the worker overran or died."""
