@@ -68,3 +68,52 @@ def test_latent_cache_is_smaller_than_full_kv(tiny_model):
     assert b["latent"] == a.num_hidden_layers * (a.kv_lora_rank + a.qk_rope_head_dim) * 2
     assert b["full_kv"] == a.num_hidden_layers * a.num_attention_heads * (a.qk_head_dim + a.v_head_dim) * 2
     assert b["full_kv"] / b["latent"] == pytest.approx(4 * (24 + 12) / 24)
+
+
+def _hf_mtp(hf, ckpt):
+    """HF's own MTP layer (transformers.modeling_layers.MtpModel) with the checkpoint's model.layers.{N}.*
+    weights mapped by hand: HF's loader only looks for DeepSeek-V3's layer 61."""
+    mtp_mod = pytest.importorskip("transformers.modeling_layers")
+    if not hasattr(mtp_mod, "MtpModel"):
+        pytest.skip("this transformers has no MtpModel")
+    from safetensors.torch import load_file
+    sd = load_file(str(ckpt / "model.safetensors"))
+    n, E = hf.config.num_hidden_layers, hf.config.n_routed_experts
+    pre = f"model.layers.{n}."
+    m = {}
+    for k, v in sd.items():
+        if not k.startswith(pre) or ".experts." in k or k.startswith((pre + "embed_tokens", pre + "shared_head.head")):
+            continue
+        r = k[len(pre):]
+        if r in ("enorm.weight", "hnorm.weight", "eh_proj.weight"):
+            m["layers.0." + r] = v
+        elif r == "shared_head.norm.weight":
+            m["layers.0.post_norm.weight"] = v
+        else:
+            m["layers.0.mtp_block." + r] = v
+    x = f"{pre}mlp.experts."
+    m["layers.0.mtp_block.mlp.experts.gate_up_proj"] = torch.stack(
+        [torch.cat([sd[f"{x}{e}.gate_proj.weight"], sd[f"{x}{e}.up_proj.weight"]]) for e in range(E)])
+    m["layers.0.mtp_block.mlp.experts.down_proj"] = torch.stack([sd[f"{x}{e}.down_proj.weight"] for e in range(E)])
+    mtp = mtp_mod.MtpModel(hf, 1).eval()
+    res = mtp.load_state_dict(m, strict=False)
+    assert set(res.missing_keys) <= {"embed_tokens.weight", "shared_head.weight"} and not res.unexpected_keys
+    return mtp
+
+
+def test_mtp_module_matches_hf_mtp_layer(tiny_model, tiny_hf, tiny_ckpt):
+    """Draft logits at positions 0..n-2 from (token i+1, main hidden i), against HF's MtpLayer."""
+    mtp = _hf_mtp(tiny_hf, tiny_ckpt)
+    ids = torch.randint(0, 97, (1, 20), generator=torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        h = tiny_hf.model(ids).last_hidden_state
+        ref = tiny_hf.lm_head(mtp.forward_layer(0, h[:, :-1], torch.arange(19)[None], None, input_ids=ids[:, 1:]))[0]
+    n_layers = tiny_model.args.num_hidden_layers + tiny_model.num_mtp
+    tiny_model.bind_kv_cache([(torch.zeros(20, tiny_model.args.latent_width), None) for _ in range(n_layers)])
+    with torch.no_grad():
+        hm = tiny_model(ids[0], torch.arange(20), AttentionMetadata(
+            slot_mapping=torch.arange(20), prefills=[PrefillChunk(0, 20, torch.arange(20), None)]))
+        g = tiny_model.mtp_forward(0, ids[0, 1:], torch.arange(19), hm[:-1], AttentionMetadata(
+            slot_mapping=torch.arange(19), prefills=[PrefillChunk(0, 19, torch.arange(19), None)]))
+        ours = tiny_model.mtp_logits(0, g)
+    assert rel_err(ours, ref) < 1e-4
