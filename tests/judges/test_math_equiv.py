@@ -84,6 +84,12 @@ def test_oversized_input_returns_none_at_once():
     assert time.perf_counter() - start < 0.05
 
 
+def test_expression_size_cap_is_undecided():
+    # Under the character cap but over the node cap: refused before sympy evaluates it.
+    assert math_equiv("+".join(["xy"] * 160), "160xy") is None
+    assert math_equiv("+".join(["xy"] * 50), "50xy") is True
+
+
 def test_runaway_simplify_times_out_off_the_main_thread_and_the_pool_recovers():
     slow = ("\\frac{(a+b+c)^{30}}{(a-b)^{7}}", "\\frac{(a+b+c)^{29}}{(a-b)^{6}}")  # several seconds of simplify
     math_equiv("\\sqrt{2}", "2^{1/2}")  # start the workers so the timing below is the comparison's alone

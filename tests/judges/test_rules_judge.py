@@ -84,3 +84,37 @@ def test_hostile_responses_grade_in_linear_time(name):
         assert judge.grade(_record(task, HOSTILE[name], target)).correct is False
     # A few hundred KB must not take quadratic time; the bound is loose for a shared 2-core machine.
     assert time.perf_counter() - start < 3.0
+
+
+AIME_FORMATS = [
+    "\\boxed{%d}", "\\boxed{%03d}", "Answer: %d", "The answer is $%d$.", "\\boxed{%d.0}", "\\boxed{%d^\\circ}",
+    "**Final Answer**\n\n\\[\\boxed{%d}\\]", "<think>\\boxed{%d}7</think>\nThus $m+n=\\boxed{%d}$.", "\\fbox{%d} units",
+]
+
+
+def test_every_aime_integer_in_every_format():
+    judge = RulesJudge()
+    for fmt in AIME_FORMATS:
+        for n in range(1000):
+            response = fmt % ((n, n) if fmt.count("%") == 2 else n)
+            right = judge.grade(_record("aime", response, "%03d" % n))
+            wrong = judge.grade(_record("aime", response, str((n + 1) % 1000)))
+            assert (right.status, right.correct, right.extracted) == ("graded", True, str(n)), response
+            assert (wrong.status, wrong.correct) == ("graded", False), response
+
+
+GPQA_FORMATS = ["Answer: %s", "Answer: (%s)", "**Answer:** %s", "**Answer: %s**", "\\boxed{%s}", "The correct answer is %s.",
+                "final answer: %s", "%s", "(%s)", "Reasoning...\n\nAnswer: \\boxed{\\text{%s}}"]
+
+
+@pytest.mark.parametrize("letters", ["ABCD", "ABCDE", "ABCDEFGHIJ"])
+def test_every_letter_in_every_format(letters):
+    judge = RulesJudge()
+    for fmt in GPQA_FORMATS:
+        for gold in letters:
+            for shown in (gold, gold.lower()) if fmt.startswith(("final", "\\boxed", "Answer: (")) else (gold,):
+                response = fmt % shown
+                v = judge.grade(_record("gpqa", response, gold, meta={"letters": letters}))
+                assert (v.status, v.correct, v.extracted) == ("graded", True, gold), response
+                other = letters[(letters.index(gold) + 1) % len(letters)]
+                assert judge.grade(_record("gpqa", response, other, meta={"letters": letters})).correct is False
