@@ -32,8 +32,6 @@ class DecodeSweep:
         self.fill = cfg.engine.get("decode_fill", "unique")
         if self.fill not in FILL_MODES:
             raise ValueError(f"{cfg.path}: engine.decode_fill must be one of {FILL_MODES}, got {self.fill!r}")
-        if cfg.nextn and cfg.accept is None:
-            raise ValueError("--nextn > 0 needs --accept P (synthetic per-position acceptance probability)")
         self.cfg, self.device = cfg, check_device(device)
         self.engine = None
 
@@ -43,22 +41,39 @@ class DecodeSweep:
                 for r in c.points]
 
     def setup(self) -> None:
-        steps = self.cfg.warmup_steps + self.cfg.measured_steps
-        self.engine = build_engine(self.cfg, self.device, max_num_seqs=max(self.cfg.points),
-                                   **({} if "max_num_batched_tokens" in self.cfg.engine
-                                      else {"max_num_batched_tokens": max(2048, max(self.cfg.points))}))
-        if self.cfg.nextn:
-            arch = self.engine.model_config.architecture
-            raise ValueError(
-                f"--nextn {self.cfg.nextn}: model {self.engine.model_name!r} ({arch}) has no draft (MTP) heads, so it "
-                "cannot run speculative decoding; use nextn 0, or a DeepSeek-V3-style checkpoint with MTP weights "
-                "once the built-in engine's step API drives speculative decoding")
-        if self.cfg.context + steps + 1 >= self.engine.config.max_model_len:
-            raise ValueError(f"context {self.cfg.context} + {steps} steps exceeds the model's length "
+        c = self.cfg
+        steps = c.warmup_steps + c.measured_steps
+        self.tokens_per_step = c.nextn + 1  # the most a request can gain per step
+        options: dict[str, Any] = {"max_num_seqs": max(c.points)}
+        if "max_num_batched_tokens" not in c.engine:
+            options["max_num_batched_tokens"] = max(2048, max(c.points) * self.tokens_per_step)
+        if c.nextn:
+            self.engine = self._build_spec_engine(options)
+        else:
+            self.engine = build_engine(c, self.device, **options)
+        if c.context + steps * self.tokens_per_step + 8 >= self.engine.config.max_model_len:
+            raise ValueError(f"context {c.context} + {steps} steps exceeds the model's length "
                              f"{self.engine.config.max_model_len}")
         # Random prompts may sample EOS; a decode sweep must keep every request running for every step.
         self.engine.eos_ids = set()
-        self.prompts = PromptMaker(self.engine.model_config.vocab_size, self.cfg.seed)
+        self.prompts = PromptMaker(self.engine.model_config.vocab_size, c.seed)
+
+    def _build_spec_engine(self, options: dict[str, Any]):
+        """The built-in engine with MTP speculative decoding and seeded synthetic acceptance."""
+        from engine.base import EngineError
+        try:
+            from engine.native.spec_engine import SpecLLMEngine
+        except ImportError:
+            raise ValueError(f"--nextn {self.cfg.nextn}: this build of the engine has no speculative decoding") from None
+        try:
+            return build_engine(self.cfg, self.device, engine_cls=SpecLLMEngine, nextn=self.cfg.nextn,
+                                synthetic_acceptance=self.cfg.accept, spec_seed=self.cfg.acceptance_seed, **options)
+        except EngineError as exc:
+            if "MTP" not in str(exc):
+                raise
+            raise ValueError(
+                f"--nextn {self.cfg.nextn}: model {self.cfg.model!r} has no draft (MTP) heads, so it cannot run "
+                f"speculative decoding; use nextn 0 or a DeepSeek-V3-style checkpoint with MTP weights ({exc})") from None
 
     def describe(self) -> dict[str, Any]:
         return {**describe(self.engine), "decode_fill": self.fill} if self.engine else {}
@@ -66,7 +81,7 @@ class DecodeSweep:
     def _fill(self, requests: int, context: int, steps: int) -> list[str]:
         """Prefill R prompts of `context` tokens; returns once every request is decoding."""
         bm = self.engine.block_manager
-        need = requests * -(-(context + steps + 8) // bm.block_size)
+        need = requests * -(-(context + steps * self.tokens_per_step + 8) // bm.block_size)
         if self.fill == "unique" and need > bm.num_blocks:
             raise MemoryError(f"KV cache out of memory: {requests} requests x {context} tokens need {need} blocks, "
                               f"the cache has {bm.num_blocks}")
@@ -74,7 +89,7 @@ class DecodeSweep:
         ids = []
         for _ in range(requests):
             prompt = shared + self.prompts.tokens(16) if shared else self.prompts.tokens(context)
-            ids.append(self.engine.add_request(prompt, SamplingParams(max_tokens=steps + 8)))
+            ids.append(self.engine.add_request(prompt, SamplingParams(max_tokens=steps * self.tokens_per_step + 8)))
         pending = set(ids)
         while pending:
             out = self.engine.step()
@@ -85,17 +100,19 @@ class DecodeSweep:
                 pending.discard(o.request_id)
         return ids
 
-    def _decode_step(self, requests: int) -> float:
+    def _decode_step(self, requests: int) -> tuple[float, int, tuple[int, int] | None]:
+        """(seconds, tokens emitted, (drafts, accepted drafts) or None) for one step over all R requests."""
         synchronize(self.device)
         t0 = time.perf_counter()
         out = self.engine.step()
         synchronize(self.device)
         elapsed = time.perf_counter() - t0
         st = out.stats
-        if st.num_preempted or st.num_decode_tokens != requests or st.num_prefill_tokens:
-            raise MemoryError(f"KV cache out of memory: step ran {st.num_decode_tokens} decodes of {requests} "
+        if st.num_preempted or st.num_seqs != requests or st.num_prefill_tokens or st.num_decode_tokens < requests:
+            raise MemoryError(f"KV cache out of memory: step ran {st.num_seqs} of {requests} requests "
                               f"({st.num_preempted} preempted, {st.num_prefill_tokens} prefill tokens)")
-        return elapsed
+        spec = getattr(self.engine, "last_step_spec", None) if self.cfg.nextn else None
+        return elapsed, st.num_decode_tokens, (spec.num_drafts, spec.num_accepted_tokens) if spec else None
 
     def measure(self, point: dict[str, Any], trace_path: Path | None) -> Measurement:
         r, ctx = point["requests"], point["context"]
@@ -104,14 +121,23 @@ class DecodeSweep:
             for _ in range(self.cfg.warmup_steps):
                 self._decode_step(r)
             with maybe_profile(trace_path):
-                times = [self._decode_step(r) for _ in range(self.cfg.measured_steps)]
+                steps = [self._decode_step(r) for _ in range(self.cfg.measured_steps)]
         finally:
             drain(self.engine)  # a failed point must not leave requests behind for the next one
-        return Measurement(times, work={"requests": r}, info={"tokens_per_request_per_step": 1.0})
+        times = [s[0] for s in steps]
+        tokens = sum(s[1] for s in steps)
+        info: dict[str, Any] = {"tokens_per_request_per_step": tokens / (r * len(steps))}
+        if self.cfg.nextn:
+            drafts = sum(s[2][0] for s in steps if s[2])
+            accepted = sum(s[2][1] for s in steps if s[2])
+            info |= {"drafts": drafts, "accepted_drafts": accepted,
+                     "acceptance_length": 1 + accepted / drafts if drafts else None}
+        return Measurement(times, work={"requests": r}, info=info)
 
     def summarise(self, point, step_times_s, work, infos, gpus) -> Outcome:
         lat = median(step_times_s)
-        accepted = infos[0]["tokens_per_request_per_step"]
+        # Tokens accepted per request per step, averaged over ranks (each ran the same R).
+        accepted = sum(i["tokens_per_request_per_step"] for i in infos) / len(infos)
         per_gpu = work["requests"] * accepted / lat / gpus
         metrics = {
             "latency_ms": lat * 1e3,
@@ -124,7 +150,13 @@ class DecodeSweep:
         }
         defs = dict(DEFINITIONS)
         if point["nextn"]:
-            metrics["acceptance_length_target"] = expected_acceptance_length(point["accept"], point["nextn"])
+            if point["accept"] is not None:  # synthetic acceptance; without it, real greedy acceptance
+                metrics["acceptance_length_target"] = expected_acceptance_length(point["accept"], point["nextn"])
+            drafts = sum(i["drafts"] for i in infos)
+            accepted_drafts = sum(i["accepted_drafts"] for i in infos)
+            metrics["acceptance_length"] = 1 + accepted_drafts / drafts if drafts else None
+            metrics["drafts"] = drafts
+            defs["acceptance_length"] = "realised: 1 + accepted drafts / draft rounds over the measured steps"
             defs["acceptance"] = ACCEPTANCE_DEFINITION
         return Outcome(metrics, defs, {"gpus": gpus, "gpus_note": gpus_note(self.device, gpus),
                                        "per_user": "one request"},

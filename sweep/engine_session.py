@@ -11,16 +11,17 @@ ENGINE_KEYS = {"kv_cache_gib", "block_size", "max_num_seqs", "max_num_batched_to
                "enable_prefix_caching"}
 
 
-def build_engine(cfg: SweepConfig, device: str, **overrides: Any):
-    """An LLMEngine for the tag's model, device, dtype and [engine] options (overrides win)."""
-    from engine.native.llm_engine import LLMEngine
+def build_engine(cfg: SweepConfig, device: str, engine_cls: Any = None, **overrides: Any):
+    """An LLMEngine (or engine_cls) for the tag's model, device, dtype and [engine] options (overrides win)."""
+    if engine_cls is None:
+        from engine.native.llm_engine import LLMEngine as engine_cls
 
     options = {k: v for k, v in cfg.engine.items() if k not in ("decode_fill",)}
     unknown = sorted(set(options) - ENGINE_KEYS)
     if unknown:
         raise ValueError(f"{cfg.path}: unknown [engine] key(s) {', '.join(unknown)}; valid: {', '.join(sorted(ENGINE_KEYS))}")
     options.update(overrides)
-    return LLMEngine(model=cfg.model, device=device, dtype=cfg.dtype, threads=cfg.threads, **options)
+    return engine_cls(model=cfg.model, device=device, dtype=cfg.dtype, threads=cfg.threads, **options)
 
 
 class PromptMaker:

@@ -108,3 +108,36 @@ def test_smollm2_decode_and_prefill_cpu_scale(tmp_path: Path):
     for tag in ("s-pre", "s-dec"):
         assert [r["status"] for r in read_records(tmp_path / tag / "results.jsonl")] == ["ok", "ok"]
         assert_chart(tmp_path / tag / "pareto.png")
+
+
+@pytest.mark.slow
+def test_decode_with_mtp_speculation_reports_target_and_realised_acceptance(tmp_path: Path):
+    """nextn 3 at synthetic p 0.75 on a tiny DeepSeek-V3-style checkpoint with an MTP module."""
+    pytest.importorskip("transformers")
+    pytest.importorskip("engine.native.spec_engine")
+    from tests.engine_deepseek.conftest import make_checkpoint
+    from tests.sweep.tiny_llama import write_word_tokenizer
+
+    ckpt = make_checkpoint(tmp_path / "dsv3", seed=3, predictable=0.14, eos_token_id=None)
+    write_word_tokenizer(ckpt, 97)
+    cfg = write_config(tmp_path, "tiny-mtp", f"""kind = "decode"
+model = "{ckpt}"
+context = 32
+warmup_steps = 1
+measured_steps = 12
+points = [4]
+[engine]
+kv_cache_gib = 0.01
+""")
+    assert run_cli("decode", str(cfg), "--nextn", "3", "--accept", "0.75", "--out-dir", str(tmp_path)) == 0
+    (r,) = read_records(tmp_path / "tiny-mtp" / "results.jsonl")
+    assert r["status"] == "ok" and r["point"] == {"requests": 4, "context": 32, "nextn": 3, "accept": 0.75}
+    m = r["metrics"]
+    assert m["acceptance_length_target"] == pytest.approx(1 + 0.75 + 0.75 ** 2 + 0.75 ** 3)
+    assert m["drafts"] == 4 * 12
+    # every request gains 1 + accepted drafts per step, so tokens per request per step is the realised AL
+    assert m["tokens_per_request_per_step"] == pytest.approx(m["acceptance_length"])
+    assert abs(m["acceptance_length"] - m["acceptance_length_target"]) < 0.6  # 48 draws, sd ~0.15
+    assert m["tokens_per_s_per_user"] == pytest.approx(m["acceptance_length"] * 1e3 / m["latency_ms"])
+    assert "1 + p + p^2" in r["definitions"]["acceptance"]
+    assert_chart(tmp_path / "tiny-mtp" / "pareto.png")

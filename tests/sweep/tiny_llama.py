@@ -1,4 +1,4 @@
-"""A tiny random Llama checkpoint in HF layout (config.json, safetensors, tokenizer.json) for fast
+"""Tiny random checkpoints: a Llama in HF layout (config.json, safetensors, tokenizer.json) for fast
 engine sweeps; written with safetensors and tokenizers only."""
 from __future__ import annotations
 
@@ -10,6 +10,14 @@ from safetensors.torch import save_file
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
 HIDDEN, FFN, LAYERS, HEADS, KV_HEADS, MAX_POS = 64, 128, 2, 4, 2, 1024
+
+
+def write_word_tokenizer(folder: Path, vocab_size: int) -> Path:
+    """A word-level tokenizer.json (w0..wN) for tiny checkpoints whose vocabulary is below 256."""
+    tok = Tokenizer(models.WordLevel({f"w{i}": i for i in range(vocab_size)}, unk_token="w0"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.save(str(folder / "tokenizer.json"))
+    return folder
 
 
 def write_tiny_llama(folder: Path, seed: int = 0) -> Path:
