@@ -65,12 +65,12 @@ def _parse(item: str):
     transforms = standard_transformations + (implicit_multiplication_application, convert_xor, rationalize,
                                              factorial_notation)
     try:
-        raw = parse_expr(source, local_dict=_greek_symbols(sympy), transformations=transforms, evaluate=False)
+        raw = parse_expr(source, local_dict=_local_names(sympy), transformations=transforms, evaluate=False)
     except Exception as exc:  # sympy raises many kinds on bad syntax
         raise Undecided(f"parse: {exc}") from exc
     _guard(raw, sympy)
     try:
-        expr = parse_expr(source, local_dict=_greek_symbols(sympy), transformations=transforms, evaluate=True)
+        expr = parse_expr(source, local_dict=_local_names(sympy), transformations=transforms, evaluate=True)
     except Exception as exc:
         raise Undecided(f"evaluate: {exc}") from exc
     if expr.has(sympy.zoo, sympy.nan):
@@ -78,9 +78,20 @@ def _parse(item: str):
     return expr
 
 
-def _greek_symbols(sympy) -> dict:
-    # Plain symbols: sympy would otherwise read "beta", "gamma" and "zeta" as special functions.
-    return {f"{name}_": sympy.Symbol(name) for name in GREEK}
+def _local_names(sympy) -> dict:
+    # Plain symbols: sympy would otherwise read "beta", "gamma", "zeta" as special functions and
+    # the letters N, S, O, Q as its own objects.
+    names = {f"{name}_": sympy.Symbol(name) for name in GREEK}
+    names.update({c: sympy.Symbol(c) for c in "ABCDFGHJKLMNOPQRSTUVWXYZabcdfghjklmnopqrstuvwxyz"})
+    return names
+
+
+def _magnitude(value) -> float:
+    """|value| of a numeric sympy expression (complex allowed), via 15-digit evaluation."""
+    try:
+        return abs(complex(value.evalf(15)))
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise Undecided("magnitude") from exc
 
 
 def _guard(expr, sympy) -> None:
@@ -91,13 +102,12 @@ def _guard(expr, sympy) -> None:
         if count > MAX_NODES:
             raise Undecided("expression too large")
         if isinstance(node, sympy.Pow) and node.exp.is_number:
-            exp = abs(float(node.exp.evalf(15)))
-            base = node.base
+            exp = _magnitude(node.exp)
             if exp > _MAX_EXPONENT:
                 raise Undecided("exponent too large")
-            if base.is_number and exp * math.log10(max(2.0, abs(float(base.evalf(15))))) > _MAX_DIGITS:
+            if node.base.is_number and exp * math.log10(max(2.0, _magnitude(node.base))) > _MAX_DIGITS:
                 raise Undecided("power too large")
-        if isinstance(node, sympy.factorial) and node.args[0].is_number and abs(float(node.args[0].evalf(15))) > 1000:
+        if isinstance(node, sympy.factorial) and node.args[0].is_number and _magnitude(node.args[0]) > 1000:
             raise Undecided("factorial too large")
 
 

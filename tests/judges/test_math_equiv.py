@@ -35,6 +35,10 @@ EQUAL = [
     ("\\lambda^2", "\\lambda \\lambda"),
     ("\\{\\}", "\\emptyset"),
     ("(-\\infty, 3]", "(-\\infty,3]"),
+    ("e^{i\\pi}", "-1"),  # complex exponents pass the size guard
+    ("(1+i)^2", "2i"),
+    ("N + 1", "1 + N"),  # N, S, Q are plain symbols, not sympy's objects
+    ("2S", "S + S"),
 ]
 DIFFERENT = [
     ("0.333", "\\frac{1}{3}"),  # no tolerance
