@@ -11,6 +11,8 @@ from judges.rules import aime, gpqa
 class RulesJudge(Judge):
     """Grades a record from its response text alone; judge_id changes whenever a parser's verdicts can."""
 
+    # Bump with aime.PARSER_VERSION / gpqa.PARSER_VERSION whenever a change can flip a golden verdict:
+    # grades/<judge_id>/ of older runs then stays as it was instead of mixing two parsers.
     judge_id = "rules-v1"
     tasks = ("aime", "gpqa")
 
