@@ -34,6 +34,7 @@ class DecodeSweep:
             raise ValueError(f"{cfg.path}: engine.decode_fill must be one of {FILL_MODES}, got {self.fill!r}")
         self.cfg, self.device = cfg, check_device(device)
         self.engine = None
+        self._shared: list[int] = []
 
     def points(self) -> list[dict[str, Any]]:
         c = self.cfg
@@ -85,7 +86,11 @@ class DecodeSweep:
         if self.fill == "unique" and need > bm.num_blocks:
             raise MemoryError(f"KV cache out of memory: {requests} requests x {context} tokens need {need} blocks, "
                               f"the cache has {bm.num_blocks}")
-        shared = self.prompts.tokens(context - 16) if self.fill == "shared_prefix" else None
+        shared = None
+        if self.fill == "shared_prefix":  # one prefix per sweep: later points hit the prefix cache
+            if len(self._shared) != context - 16:
+                self._shared = self.prompts.tokens(context - 16)
+            shared = self._shared
         ids = []
         for _ in range(requests):
             prompt = shared + self.prompts.tokens(16) if shared else self.prompts.tokens(context)

@@ -90,3 +90,28 @@ def test_unreachable_server_records_errors_for_every_point(tmp_path: Path):
     records = read_records(tmp_path / "tiny-serve" / "results.jsonl")
     assert [r["status"] for r in records] == ["error", "error"]
     assert "all 6 requests failed" in records[0]["reason"] and "Connect" in records[0]["reason"]
+
+
+def test_completions_endpoint_with_prompts_from_a_file(tmp_path: Path):
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text('{"prompt": "first prompt"}\n{"prompt": "second prompt here"}\n')
+    cfg = serve_config(tmp_path, "[2]", extra=f'endpoint = "completions"\nprompts_file = "{prompts}"')
+    with ScriptedServer(Reply(text="x y z", token_delay_s=0.005), model="m") as server:
+        assert run_cli("serve", str(cfg), "--base-url", server.base_url, "--out-dir", str(tmp_path)) == 0
+        log = server.log
+    posts = [r for r in log if r.method == "POST"]
+    assert {r.path for r in posts} == {"/v1/completions"}
+    assert {r.body["prompt"] for r in posts} == {"first prompt", "second prompt here"}
+    (r,) = read_records(tmp_path / "tiny-serve" / "results.jsonl")
+    assert r["metrics"]["output_tokens_per_request"] == 3 and r["metrics"]["completed"] == 6
+
+
+def test_server_without_usage_falls_back_to_counting_chunks(tmp_path: Path):
+    # a stream with no usage chunk: the record must say tokens were counted as chunks
+    events = "".join(f'data: {{"choices": [{{"index": 0, "delta": {{"content": "t{i} "}}}}]}}\n\n' for i in range(5))
+    reply = Reply(raw_body=events + "data: [DONE]\n\n")
+    with ScriptedServer(reply, model="m") as server:
+        assert run_cli("serve", str(serve_config(tmp_path, "[1]")), "--base-url", server.base_url,
+                       "--out-dir", str(tmp_path)) == 0
+    (r,) = read_records(tmp_path / "tiny-serve" / "results.jsonl")
+    assert r["metrics"]["token_source"] == ["chunks"] and r["metrics"]["output_tokens_per_request"] == 5
