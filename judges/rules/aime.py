@@ -34,6 +34,7 @@ _SPAN_END_RE = re.compile(
     re.IGNORECASE,
 )
 _DIGIT_RE = re.compile(r"\d")
+_BARE_NUMBER_RE = re.compile(r"[\s*_$]*([-+−]?\d{1,3}(?:,\d{3})*(?:\.\d+)?|[-+−]?\d+(?:\.\d+)?)[\s*_$.]*")
 # A prose answer starts like math: a number, sign, bracket, command, or a one-letter variable in an
 # expression ("m + n = 25", "N \\equiv 42"); "an integer between 0 and 999" and "not 25" are prose.
 _MATH_START_RE = re.compile(r"[-+−(\[{\\\d.]|[A-Za-z]\s*[-+=*/^_<>\\]")
@@ -121,6 +122,9 @@ def read_aime(response: str) -> AimeReading:
         # The response stops inside its last \boxed{: the answer it was writing is unknown.
         return AimeReading(None, None, None, "last boxed answer not closed")
     if best is None:
+        bare = _BARE_NUMBER_RE.fullmatch(text)
+        if bare:  # the whole committed text is one number ("25", "**025**", "$25$.")
+            return AimeReading(bare.group(1), "bare", integer_value(bare.group(1)))
         return AimeReading(None, None, None, "think block not closed" if think_open else None)
     start, end, answer, via = best
     if retracted_after(text, end):

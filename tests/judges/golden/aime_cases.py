@@ -149,4 +149,7 @@ CASES = [
     dict(id="other-approach-called-wrong", response="\\boxed{25}\n\nThe naive count gives 30, but that is wrong because it counts rotations twice.", target="25", status="graded", extracted="25", correct=True),
     dict(id="no-thats-not-right", response="So the answer is 14. No, that's not right: the endpoints are excluded, leaving", target="12", status="no_answer", extracted=None, correct=False, finish_reason="length"),
     dict(id="harmony-final-channel", response="<|channel|>analysis<|message|>Try \\boxed{12}... no, 13.<|end|><|start|>assistant<|channel|>final<|message|>**Answer:** $\\boxed{13}$<|return|>", target="13", status="graded", extracted="13", correct=True),
+    dict(id="bare-number-response", response="25", target="025", status="graded", extracted="25", correct=True),
+    dict(id="bare-bold-padded-number", response="</think>\n\n**025**\n", target="25", status="graded", extracted="25", correct=True),
+    dict(id="bare-number-after-reasoning-is-not-an-answer", response=LONG_DERIVATION + "\n450", target="450", status="no_answer", extracted=None, correct=False),
 ]
