@@ -85,7 +85,7 @@ def test_undecidable_or_unsafe_inputs_are_none(a, b):
 def test_oversized_input_returns_none_at_once():
     start = time.perf_counter()
     assert math_equiv("1+" * MAX_INPUT_CHARS + "1", "501") is None
-    assert time.perf_counter() - start < 0.05
+    assert time.perf_counter() - start < 0.5  # no worker, no sympy: only the length check
 
 
 def test_expression_size_cap_is_undecided():
