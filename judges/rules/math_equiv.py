@@ -5,6 +5,7 @@ and answers None. Workers start on first use and are reused.
 """
 from __future__ import annotations
 
+import asyncio
 import atexit
 import json
 import os
@@ -151,3 +152,8 @@ def math_equiv(a: str, b: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> bool | N
     if va is not None and vb is not None:
         return va == vb
     return _get_pool().compare(a, b, timeout_s)
+
+
+async def amath_equiv(a: str, b: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> bool | None:
+    """math_equiv for async judges: the wait happens in a thread, so the event loop keeps serving."""
+    return await asyncio.to_thread(math_equiv, a, b, timeout_s)

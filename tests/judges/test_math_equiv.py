@@ -1,12 +1,13 @@
 """math_equiv: exact where it can be, undecided (None) where it cannot, bounded in time and size."""
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
 import pytest
 
-from judges.rules.math_equiv import MAX_INPUT_CHARS, math_equiv, shutdown
+from judges.rules.math_equiv import MAX_INPUT_CHARS, amath_equiv, math_equiv, shutdown
 
 EQUAL = [
     ("\\frac{1}{2}", "0.5"),
@@ -132,3 +133,24 @@ def test_shutdown_then_reuse():
     assert math_equiv("x^2", "x \\cdot x") is True
     shutdown()
     assert math_equiv("x^2", "x \\cdot x") is True
+
+
+def test_async_callers_keep_their_event_loop_running():
+    async def main() -> tuple[list, int]:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        tick_task = asyncio.create_task(ticker())
+        results = await asyncio.gather(amath_equiv("\\sqrt{12}", "2\\sqrt{3}"), amath_equiv("\\{1, 2\\}", "\\{2, 3\\}"),
+                                       amath_equiv("\\frac{(a+b+c)^{30}}{(a-b)^{7}}", "\\frac{(a+b+c)^{29}}{(a-b)^{6}}", timeout_s=0.5))
+        tick_task.cancel()
+        return results, ticks
+
+    results, ticks = asyncio.run(main())
+    assert results == [True, False, None]
+    assert ticks >= 5  # the loop ran while the comparisons waited
