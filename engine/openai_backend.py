@@ -41,7 +41,8 @@ class _Retry:
         """Decide whether to try again; sleeps the backoff when it does."""
         pool = self.engine.pool
         if fault.kind == "connection":
-            pool.mark_down(endpoint)
+            if fault.unreachable:  # refused or unroutable; a reset on a reused socket is not a dead server
+                pool.mark_down(endpoint)
             self.dead.add(endpoint.url)
             if pool.others_up(self.dead):
                 log.debug("failing over from %s: %s", endpoint.name, fault.message)
@@ -113,9 +114,11 @@ class OpenAIEngine(Engine):
         if self._ssl_context is None:  # building one costs ~70 ms; every client of this engine shares it
             self._ssl_context = _httpx.create_ssl_context()
         timeout = _httpx.Timeout(self.request_timeout_s, connect=min(self.request_timeout_s, 30.0), pool=None)
+        # Idle sockets are dropped after 4 s, before uvicorn-based servers (vLLM, SGLang) close theirs at 5 s,
+        # so a request is not sent on a socket the server is closing.
         http = openai.DefaultAsyncHttpxClient(
             timeout=timeout, verify=self._ssl_context,
-            limits=_httpx.Limits(max_connections=n, max_keepalive_connections=n))
+            limits=_httpx.Limits(max_connections=n, max_keepalive_connections=n, keepalive_expiry=4.0))
         return AsyncOpenAI(api_key=self._api_key, base_url=url, max_retries=0, timeout=timeout, http_client=http)
 
     def redact(self, text: str) -> str:

@@ -40,6 +40,7 @@ class Fault:
     status: int | None = None
     retryable: bool = True
     retry_after_s: float | None = None
+    unreachable: bool = False  # no connection could be made: the server is down, not just this request
 
     def describe(self) -> str:
         status = f"HTTP {self.status}: " if self.status is not None else ""
@@ -107,10 +108,13 @@ def _cause(exc: BaseException) -> str:
 
 def classify(exc: BaseException) -> Fault:
     """Turn an exception from one attempt into a Fault; unknown exceptions are not retried."""
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(exc, _httpx.ConnectTimeout) or isinstance(cause, _httpx.ConnectTimeout):
+        return Fault("connection", "no connection within the connect timeout", unreachable=True)
     if isinstance(exc, openai.APITimeoutError) or isinstance(exc, _httpx.TimeoutException):
         return Fault("timeout", "no reply within the request timeout")
     if isinstance(exc, openai.APIConnectionError):
-        return Fault("connection", _cause(exc))
+        return Fault("connection", _cause(exc), unreachable=isinstance(cause, _httpx.ConnectError))
     if isinstance(exc, _httpx.TransportError):  # raised directly while a stream is being read
         return Fault("connection", f"{type(exc).__name__}: {exc}")
     if isinstance(exc, openai.APIStatusError):

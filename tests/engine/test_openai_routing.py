@@ -155,3 +155,17 @@ def test_check_ready_and_requests_in_separate_event_loops(scripted_server: Scrip
     asyncio.run(engine.check_ready())  # a CLI may check in one asyncio.run and generate in another
     assert chat_once(engine).text == "ok"
     assert chat_once(engine).text == "ok"
+
+
+def test_a_dropped_reply_fails_over_but_keeps_the_server_in_rotation():
+    with ScriptedServer([Reply(drop_connection=True), "a"]) as a, ScriptedServer("b") as b:
+        engine = make_engine(a.base_url, b.base_url, max_retries=0)
+
+        async def run() -> list[str]:
+            try:
+                return [(await engine.chat(request(f"q{i}"))).text for i in range(5)]
+            finally:
+                await engine.aclose()
+        texts = asyncio.run(run())
+    assert texts[0] == "b"  # the first try went to a, which dropped it; failing over cost no retry
+    assert "a" in texts[1:]  # a dropped reply is not a dead server: a stays in rotation
