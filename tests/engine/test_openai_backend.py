@@ -104,14 +104,14 @@ def test_transient_statuses_are_retried(scripted_server: ScriptedServer, status:
 
 
 def test_timeout_is_retried_then_reported(scripted_server: ScriptedServer):
-    scripted_server.set_handler(per_request(Reply(delay_s=2.0), Reply(text="second try")))
+    scripted_server.set_handler(per_request(Reply(delay_s=3.0), Reply(text="second try")))
     completion = chat_once(make_engine(scripted_server.base_url, timeout_s=0.3))
     assert completion.text == "second try" and completion.attempts == 2
-    scripted_server.set_handler(Reply(delay_s=2.0))
+    scripted_server.set_handler(Reply(delay_s=3.0))
     completion = chat_once(make_engine(scripted_server.base_url, timeout_s=0.3, max_retries=1))
     assert completion.finish_reason == "error" and completion.text == ""
     assert completion.error.startswith("timeout") and completion.attempts == 2
-    assert 0.6 <= completion.latency_s < 1.8
+    assert 0.6 <= completion.latency_s < 2.5  # two 0.3 s timeouts, well before the 3 s reply
 
 
 @pytest.mark.parametrize("raw_body, why", [

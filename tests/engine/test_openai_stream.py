@@ -22,7 +22,7 @@ def test_ttft_and_latency_follow_the_server_pacing(scripted_server: ScriptedServ
     scripted_server.set_handler(Reply(text="one two three four five", delay_s=0.2, token_delay_s=0.05))
     final = stream_once(make_engine(scripted_server.base_url))[-1].final
     assert final is not None and final.ttft_s is not None
-    assert 0.2 <= final.ttft_s < 0.6
+    assert 0.2 <= final.ttft_s < 1.2  # generous upper bound: the machine may be busy
     assert final.latency_s - final.ttft_s >= 4 * 0.05  # four gaps between five chunks
 
 

@@ -83,6 +83,13 @@ def test_api_key_is_required_when_set():
         with pytest.raises(openai.AuthenticationError):
             client(server, key="wrong").models.list()
         assert [m.id for m in client(server, key="secret").models.list()] == ["test-model"]
+        assert httpx.get(server.url + "/health").status_code == 200  # health needs no key, as in vLLM
+
+
+def test_record_false_keeps_no_log():
+    with ScriptedServer(record=False) as server:
+        assert client(server).chat.completions.create(model="test-model", messages=MSG).choices
+        assert server.requests == [] and server.log == []
 
 
 def test_in_order_replies_then_the_last_forever(scripted_server: ScriptedServer):

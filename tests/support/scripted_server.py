@@ -147,8 +147,9 @@ class ScriptedServer:
     """A real HTTP server in a background thread; use as a context manager or start()/stop()."""
 
     def __init__(self, handler: Handler = None, model: str | Sequence[str] = "test-model",
-                 api_key: str | None = None, host: str = "127.0.0.1", port: int = 0):
+                 api_key: str | None = None, host: str = "127.0.0.1", port: int = 0, record: bool = True):
         self._handler = as_handler(handler)
+        self.record = record  # False: keep no request log (long benchmark runs)
         self.models = [model] if isinstance(model, str) else list(model)
         self.api_key = api_key
         self.host = host
@@ -264,8 +265,11 @@ class ScriptedServer:
                 body = json.loads(raw)
             except ValueError:
                 body = None
-        with self._lock:
-            self._log.append(Received(method, path, headers, body if isinstance(body, dict) else None))
+        if self.record:
+            with self._lock:
+                self._log.append(Received(method, path, headers, body if isinstance(body, dict) else None))
+        if path == "/health":  # what vLLM and SGLang answer while they serve, without a key
+            return conn.send(200, b"{}", keep_alive)
         if self.api_key is not None and headers.get("authorization") != f"Bearer {self.api_key}":
             return conn.send(401, _error_body(401, "Incorrect API key provided."), keep_alive)
         route = path[3:] if path.startswith("/v1/") else path
@@ -460,7 +464,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--text", default="The answer is \\boxed{42}. Answer: A")
     ap.add_argument("--echo", action="store_true", help="reply with the last message's text")
     args = ap.parse_args(argv)
-    server = ScriptedServer(echo if args.echo else Reply(text=args.text), model=args.model, port=args.port)
+    server = ScriptedServer(echo if args.echo else Reply(text=args.text), model=args.model, port=args.port,
+                            record=False)
     server.start()
     print(f"serving {args.model!r} at {server.base_url}", flush=True)
     try:
