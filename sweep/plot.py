@@ -138,9 +138,11 @@ def _annotate_acceptance(ax, records: list[SweepRecord]) -> None:
 def _default_title(kind: str, series: list[tuple[str, list[SweepRecord]]]) -> str:
     recs = [r for _, rs in series for r in rs]
     prov = recs[0].provenance if recs else {}
-    model = prov.get("model") or prov.get("encoder") or prov.get("base_url") or ""
-    where = f"{prov.get('device_name', '')} ({prov.get('dtype', '')})"
     tags = ", ".join(dict.fromkeys(label for label, _ in series))
+    if kind == "serve":  # the client's host says nothing about the server's hardware
+        return f"serve sweep: {tags} - {prov.get('served_model') or ''} at {prov.get('base_url', '')}"
+    model = prov.get("model") or prov.get("encoder") or ""
+    where = f"{prov.get('device_name', '')} ({prov.get('dtype', '')})"
     return f"{kind} sweep: {tags} - {model} on {where}"
 
 
