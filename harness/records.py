@@ -1,7 +1,8 @@
 """Typed, versioned records written to a run directory."""
 from __future__ import annotations
 
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
+from functools import lru_cache
 from typing import Any
 
 SCHEMA_VERSION = 1
@@ -15,12 +16,22 @@ class RecordError(ValueError):
 
 
 def _from_dict(cls, data: dict[str, Any], where: str):
-    names = {f.name for f in fields(cls)}
-    required = {f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING}
-    missing = sorted(required - data.keys())
-    if missing:
-        raise RecordError(f"{where}: missing field(s) {', '.join(missing)}")
+    names, required = _schema(cls)
+    if not required <= data.keys():
+        raise RecordError(f"{where}: missing field(s) {', '.join(sorted(required - data.keys()))}")
     return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@lru_cache(maxsize=None)
+def _schema(cls) -> tuple[frozenset[str], frozenset[str]]:
+    names = frozenset(f.name for f in fields(cls))
+    required = frozenset(f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING)
+    return names, required
+
+
+def _shallow_dict(record: Any) -> dict[str, Any]:
+    # dataclasses.asdict deep-copies every nested value; records only need their top level for JSON
+    return {name: getattr(record, name) for name in record.__dataclass_fields__}
 
 
 @dataclass
@@ -53,7 +64,7 @@ class GenerationRecord:
         return self.finish_reason in ("stop", "length")
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return _shallow_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "record") -> "GenerationRecord":
@@ -80,7 +91,7 @@ class GradeRecord:
         return (self.item_id, self.sample)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return _shallow_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "record") -> "GradeRecord":
