@@ -19,8 +19,7 @@ from openai import AsyncOpenAI, AsyncStream
 
 from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, StreamDelta
 from engine.openai_endpoints import Endpoint, EndpointPool, normalise_base_url
-from engine.openai_faults import Fault, backoff_delay, classify
-from engine.openai_faults import _httpx
+from engine.openai_faults import Fault, backoff_delay, classify, httpx_lib
 from engine.openai_replies import StreamState, parse_completion
 
 log = logging.getLogger(__name__)
@@ -35,7 +34,7 @@ class _Retry:
         self.engine = engine
         self.attempts = 0
         self.retries = 0
-        self.dead: set[str] = set()  # endpoints that refused a connection during this request
+        self.dead: set[str] = set()  # endpoints whose connection failed during this request
 
     async def again(self, fault: Fault, endpoint: Endpoint) -> bool:
         """Decide whether to try again; sleeps the backoff when it does."""
@@ -45,7 +44,7 @@ class _Retry:
                 pool.mark_down(endpoint)
             self.dead.add(endpoint.url)
             if pool.others_up(self.dead):
-                log.debug("failing over from %s: %s", endpoint.name, fault.message)
+                log.debug("failing over from %s: %s", endpoint.name, self.engine.redact(fault.message))
                 return True  # another server is up: switching is free and immediate
         if not fault.retryable or self.retries >= self.engine.max_retries:
             return False
@@ -112,13 +111,13 @@ class OpenAIEngine(Engine):
     def _make_client(self, url: str) -> AsyncOpenAI:
         n = self._connections_per_shard
         if self._ssl_context is None:  # building one costs ~70 ms; every client of this engine shares it
-            self._ssl_context = _httpx.create_ssl_context()
-        timeout = _httpx.Timeout(self.request_timeout_s, connect=min(self.request_timeout_s, 30.0), pool=None)
+            self._ssl_context = httpx_lib.create_ssl_context()
+        timeout = httpx_lib.Timeout(self.request_timeout_s, connect=min(self.request_timeout_s, 30.0), pool=None)
         # Idle sockets are dropped after 4 s, before uvicorn-based servers (vLLM, SGLang) close theirs at 5 s,
         # so a request is not sent on a socket the server is closing.
         http = openai.DefaultAsyncHttpxClient(
             timeout=timeout, verify=self._ssl_context,
-            limits=_httpx.Limits(max_connections=n, max_keepalive_connections=n, keepalive_expiry=4.0))
+            limits=httpx_lib.Limits(max_connections=n, max_keepalive_connections=n, keepalive_expiry=4.0))
         return AsyncOpenAI(api_key=self._api_key, base_url=url, max_retries=0, timeout=timeout, http_client=http)
 
     def redact(self, text: str) -> str:
@@ -174,7 +173,7 @@ class OpenAIEngine(Engine):
             try:
                 # The raw response skips the SDK's per-request model building (~1 ms) and lets a reply
                 # that is not an OpenAI completion be classified here as malformed.
-                response = await shard.client.post("/chat/completions", body=body, cast_to=_httpx.Response)
+                response = await shard.client.post("/chat/completions", body=body, cast_to=httpx_lib.Response)
                 completion = parse_completion(response.content)
             except Exception as exc:
                 fault = classify(exc)
@@ -231,7 +230,7 @@ class OpenAIEngine(Engine):
         """GET /models on one endpoint: (served model ids or None when unlisted, error or None)."""
         client = self.pool.client_for(endpoint)
         try:
-            response = await client.get("/models", cast_to=_httpx.Response,
+            response = await client.get("/models", cast_to=httpx_lib.Response,
                                         options={"timeout": min(self.request_timeout_s, 10.0)})
         except Exception as exc:
             fault = classify(exc)

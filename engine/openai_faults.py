@@ -11,9 +11,9 @@ from typing import Any, Mapping
 import openai
 
 try:  # openai>=3 is built on httpx2; older releases on httpx
-    import httpx2 as _httpx
+    import httpx2 as httpx_lib
 except ImportError:  # pragma: no cover - depends on the installed openai
-    import httpx as _httpx  # type: ignore[no-redef]
+    import httpx as httpx_lib  # type: ignore[no-redef]
 
 # 408/409 are transient by the HTTP spec and the OpenAI SDK's own policy; other 4xx will fail again.
 RETRYABLE_4XX = frozenset({408, 409, 429})
@@ -109,13 +109,13 @@ def _cause(exc: BaseException) -> str:
 def classify(exc: BaseException) -> Fault:
     """Turn an exception from one attempt into a Fault; unknown exceptions are not retried."""
     cause = exc.__cause__ or exc.__context__
-    if isinstance(exc, _httpx.ConnectTimeout) or isinstance(cause, _httpx.ConnectTimeout):
+    if isinstance(exc, httpx_lib.ConnectTimeout) or isinstance(cause, httpx_lib.ConnectTimeout):
         return Fault("connection", "no connection within the connect timeout", unreachable=True)
-    if isinstance(exc, openai.APITimeoutError) or isinstance(exc, _httpx.TimeoutException):
+    if isinstance(exc, openai.APITimeoutError) or isinstance(exc, httpx_lib.TimeoutException):
         return Fault("timeout", "no reply within the request timeout")
     if isinstance(exc, openai.APIConnectionError):
-        return Fault("connection", _cause(exc), unreachable=isinstance(cause, _httpx.ConnectError))
-    if isinstance(exc, _httpx.TransportError):  # raised directly while a stream is being read
+        return Fault("connection", _cause(exc), unreachable=isinstance(cause, httpx_lib.ConnectError))
+    if isinstance(exc, httpx_lib.TransportError):  # raised directly while a stream is being read
         return Fault("connection", f"{type(exc).__name__}: {exc}")
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
