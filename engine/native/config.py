@@ -36,3 +36,4 @@ class EngineConfig:
     max_num_batched_tokens: int = 2048  # token budget per step (prefill chunks + decodes)
     max_model_len: int | None = None  # defaults to the model's context length
     enable_prefix_caching: bool = True
+    max_prefill_chunk: int | None = None  # cap one sequence's prefill chunk (None: only the step budget)

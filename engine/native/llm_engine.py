@@ -65,7 +65,7 @@ class LLMEngine:
     def __init__(self, model: str | None = None, device: str | None = None, dtype: str | None = None,
                  threads: int | None = None, kv_cache_gib: float = 1.0, block_size: int = 16,
                  max_num_seqs: int = 256, max_num_batched_tokens: int = 2048, max_model_len: int | None = None,
-                 enable_prefix_caching: bool = True):
+                 enable_prefix_caching: bool = True, max_prefill_chunk: int | None = None):
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
         self.threads = set_threads(threads, self.device)
@@ -85,7 +85,8 @@ class LLMEngine:
             raise EngineError(f"max_model_len {max_model_len} exceeds the model's context length {ctx}")
         self.config = EngineConfig(kv_cache_bytes=int(kv_cache_gib * (1 << 30)), block_size=block_size,
                                    max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
-                                   max_model_len=max_model_len or ctx, enable_prefix_caching=enable_prefix_caching)
+                                   max_model_len=max_model_len or ctx, enable_prefix_caching=enable_prefix_caching,
+                                   max_prefill_chunk=max_prefill_chunk)
         self.kv = KVCache(cls.kv_cache_spec(self.model_config), self.config.kv_cache_bytes, block_size,
                           self.dtype, self.device)
         self.model.bind_kv_cache(self.kv.caches)

@@ -29,6 +29,7 @@ class Scheduler:
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.total_preemptions = 0
+        self._chunk_cap = config.max_prefill_chunk or config.max_num_batched_tokens
 
     def add(self, seq: Sequence) -> None:
         self.waiting.append(seq)
@@ -53,7 +54,7 @@ class Scheduler:
         i = 0
         while i < len(self.running) and budget > 0:
             seq = self.running[i]
-            n = min(seq.num_tokens - seq.num_computed_tokens, budget)
+            n = min(seq.num_tokens - seq.num_computed_tokens, budget, self._chunk_cap)
             while not self.bm.can_grow(seq, seq.num_computed_tokens + n):
                 victim = self.running[-1]
                 if victim is seq and len(self.running) == 1:
@@ -81,7 +82,7 @@ class Scheduler:
         while self.waiting and budget > 0 and len(self.running) < self.config.max_num_seqs and not preempted:
             seq = self.waiting[0]
             hits = self.bm.lookup_prefix(seq)
-            n = min(seq.num_tokens - len(hits) * self.bm.block_size, budget)
+            n = min(seq.num_tokens - len(hits) * self.bm.block_size, budget, self._chunk_cap)
             if not self.bm.admit(seq, n):
                 if not self.running and not seqs:
                     self.waiting.popleft()

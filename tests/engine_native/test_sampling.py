@@ -1,0 +1,76 @@
+"""Sampler and stop handling as a user sees them: seeds, top-k/top-p, stop strings, stop ids, logprobs."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine.base import SamplingParams
+
+
+def test_seeded_sampling_is_independent_of_the_batch(llm32, mixed_ids):
+    sp = SamplingParams(max_tokens=16, temperature=0.9, top_p=0.95, top_k=50, seed=1234)
+    alone = llm32.generate([mixed_ids[3]], sp)[0].token_ids
+    batch = llm32.generate(mixed_ids[:12], [SamplingParams(max_tokens=16, temperature=1.0, seed=i) for i in range(3)]
+                           + [sp] + [SamplingParams(max_tokens=16)] * 8)
+    assert batch[3].token_ids == alone
+    other = llm32.generate([mixed_ids[3]], SamplingParams(max_tokens=16, temperature=0.9, top_p=0.95, top_k=50, seed=99))
+    greedy = llm32.generate([mixed_ids[3]], SamplingParams(max_tokens=16))[0].token_ids
+    assert other[0].token_ids != alone or alone != greedy  # sampling really samples
+
+
+def test_top_k_1_and_tiny_top_p_equal_greedy(llm32, mixed_ids):
+    greedy = llm32.generate(mixed_ids[:3], SamplingParams(max_tokens=12))
+    k1 = llm32.generate(mixed_ids[:3], SamplingParams(max_tokens=12, temperature=1.5, top_k=1, seed=5))
+    p0 = llm32.generate(mixed_ids[:3], SamplingParams(max_tokens=12, temperature=1.5, top_p=1e-6, seed=5))
+    for g, a, b in zip(greedy, k1, p0):
+        assert g.token_ids == a.token_ids == b.token_ids
+
+
+def test_max_tokens_gives_length_and_eos_gives_stop(llm32, chat_ids):
+    short = llm32.generate([chat_ids[0]], SamplingParams(max_tokens=3))[0]
+    assert short.finish_reason == "length" and len(short.token_ids) == 3
+    full = llm32.generate([chat_ids[0]], SamplingParams(max_tokens=64))[0]
+    assert full.finish_reason == "stop" and full.token_ids[-1] == 2 and "Paris" in full.text
+    assert "<|im_end|>" not in full.text
+
+
+def test_stop_string_spanning_tokens_is_cut_and_never_streamed(llm32, chat_ids):
+    eng = llm32.engine
+    full = llm32.generate([chat_ids[0]], SamplingParams(max_tokens=64))[0].text  # "The capital of France is Paris."
+    assert "of France" in full
+    rid = eng.add_request(chat_ids[0], SamplingParams(max_tokens=64, stop=("f Fra",)))
+    streamed, final = "", None
+    while eng.has_unfinished():
+        for o in eng.step().outputs:
+            if o.request_id == rid:
+                streamed += o.new_text
+                final = o if o.finished else final
+    assert final.finish_reason == "stop"
+    assert final.text == full[:full.index("f Fra")] == streamed  # the held-back "o" never leaked beyond
+
+
+def test_stop_token_ids_and_logprobs(llm32, chat_ids):
+    base = llm32.generate([chat_ids[0]], SamplingParams(max_tokens=10, logprobs=True))[0]
+    assert len(base.logprobs) == len(base.token_ids)
+    assert all(lp <= 0 and math.isfinite(lp) for lp in base.logprobs)
+    stop_id = base.token_ids[3]
+    cut = llm32.generate([chat_ids[0]], SamplingParams(max_tokens=10, stop_token_ids=(stop_id,)))[0]
+    assert cut.finish_reason == "stop" and cut.token_ids == base.token_ids[:4]
+
+
+@pytest.mark.parametrize("kwargs", [{"temperature": -1}, {"top_p": 0}, {"top_p": 1.5}, {"top_k": -2},
+                                    {"max_tokens": 0}, {"temperature": float("nan")}])
+def test_invalid_sampling_values_are_rejected(kwargs):
+    with pytest.raises(ValueError, match=next(iter(kwargs))):
+        SamplingParams(**kwargs)
+
+
+def test_over_long_prompt_errors_only_that_request(mixed_ids):
+    from engine.native import LLM
+    llm = LLM(model="smollm2-135m", device="cpu", dtype="fp32", threads=1, max_model_len=64)
+    long = mixed_ids[0] * 3
+    outs = llm.generate([mixed_ids[0], long, mixed_ids[1]], SamplingParams(max_tokens=8))
+    assert outs[1].finish_reason == "error" and "context length is 64" in outs[1].error
+    assert outs[0].finish_reason in ("stop", "length") and outs[0].token_ids
+    assert outs[2].finish_reason in ("stop", "length") and outs[2].token_ids
