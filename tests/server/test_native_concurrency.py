@@ -7,17 +7,23 @@ import openai
 import pytest
 
 from engine.base import EngineOptions
-from engine.server import ServerSettings, serve_in_background
+from engine.server.local import local_openai_server
 from tests.server.test_native_server import MODEL, metrics
+
+
+class _Endpoint:
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.root_url = base_url.removesuffix("/v1")
 
 
 @pytest.fixture(scope="module")
 def native():
-    from engine.server.native import ServingNativeEngine
-    engine = ServingNativeEngine.from_options(EngineOptions(
-        model=MODEL, threads=2, kv_cache_gib=0.25, max_model_len=1024, max_num_seqs=64))
-    with serve_in_background(engine, ServerSettings(served_model_name=MODEL)) as srv:
-        yield srv
+    # Through the helper the LLM judge uses: the built-in engine on an ephemeral 127.0.0.1 port.
+    options = EngineOptions(model=MODEL, threads=2, kv_cache_gib=0.25, max_model_len=1024, max_num_seqs=64)
+    with local_openai_server(MODEL, options) as base_url:
+        assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
+        yield _Endpoint(base_url)
 
 
 def _concurrent_streams(srv, clients: int, rounds: int, max_tokens: int) -> list[int]:

@@ -38,7 +38,10 @@ def served():
         lines.append(line)
         m = re.search(r"on (http://\S+/v1)", line)
         url = m.group(1) if m else None
-    assert url, "serve did not announce its URL:\n" + "".join(lines)
+    if url is None:
+        proc.kill()
+        rest = proc.stderr.read()
+        pytest.fail(f"serve did not announce its URL (exit {proc.wait()}):\n{''.join(lines)}{rest}")
     try:
         yield url
     finally:
