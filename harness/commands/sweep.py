@@ -109,6 +109,7 @@ def _run_sweep(mode, cfg, out_dir: Path, cost, profile: bool, compare: list[str]
     if mode == "serve" and int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise ValueError("the serving sweep is a single client process; run it without torchrun")
     ranks = init_ranks(cfg.device)
+    threads_before = torch.get_num_threads()
     try:
         if cfg.dp > 1 and not ranks.distributed and ranks.is_main:
             print(f"note: {cfg.tag} asks for dp={cfg.dp} ranks; launch under torchrun "
@@ -126,6 +127,7 @@ def _run_sweep(mode, cfg, out_dir: Path, cost, profile: bool, compare: list[str]
         if ranks.is_main and compare:
             print(f"compare chart: {plot_results(out_dir / 'results.jsonl', compare)}", file=sys.stderr)
     finally:
+        torch.set_num_threads(threads_before)  # in-process callers (tests) keep their setting
         ranks.close()
     if not ranks.is_main:
         return 0

@@ -30,7 +30,7 @@ def write_config(folder: Path, name: str, body: str) -> Path:
 @pytest.fixture
 def tiny_encoder(tmp_path: Path):
     def make(points: str = "[1, 2, 4]", extra: str = "") -> Path:
-        body = f'kind = "encoder"\nwarmup_steps = 1\nmeasured_steps = 2\npoints = {points}\n{extra}\n{TINY_VISION}'
+        body = f'kind = "encoder"\nthreads = 1\nwarmup_steps = 1\nmeasured_steps = 2\npoints = {points}\n{extra}\n{TINY_VISION}'
         return write_config(tmp_path, "tiny-enc", body)
     return make
 

@@ -17,6 +17,7 @@ def tiny_model(tmp_path_factory) -> Path:
 def prefill_config(folder: Path, model: Path, points: str = "[16, 64, 128]") -> Path:
     return write_config(folder, "tiny-pre", f"""kind = "prefill"
 model = "{model}"
+threads = 1
 context = 64
 warmup_steps = 1
 measured_steps = 2
@@ -29,6 +30,7 @@ kv_cache_gib = 0.001
 def decode_config(folder: Path, model: Path, points: str, kv_gib: float = 0.001, fill: str = "unique") -> Path:
     return write_config(folder, "tiny-dec", f"""kind = "decode"
 model = "{model}"
+threads = 1
 context = 64
 warmup_steps = 1
 measured_steps = 3
