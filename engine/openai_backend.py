@@ -238,8 +238,11 @@ class OpenAIEngine(Engine):
                 raise EngineError(self.redact(
                     f"the server at {endpoint.name} refused the API key (HTTP {fault.status}: {fault.message}); "
                     f"set the key in the environment variable {self.api_key_env}")) from None
-            if fault.status == 404:
-                return None, None  # reachable, but it does not list models: nothing to check against
+            if fault.status == 404:  # reachable, but it does not list models: nothing to check against
+                log.warning("GET %s/models answered 404; requests will go to %s/chat/completions "
+                            "(OpenAI-compatible servers usually serve both under a base URL ending in /v1)",
+                            endpoint.name, endpoint.name)
+                return None, None
             return None, self.redact(fault.describe())
         try:
             return [str(m["id"]) for m in json.loads(response.content)["data"]], None

@@ -169,3 +169,13 @@ def test_a_dropped_reply_fails_over_but_keeps_the_server_in_rotation():
         texts = asyncio.run(run())
     assert texts[0] == "b"  # the first try went to a, which dropped it; failing over cost no retry
     assert "a" in texts[1:]  # a dropped reply is not a dead server: a stays in rotation
+
+
+def test_a_server_without_a_model_list_is_accepted_with_a_warning(caplog: pytest.LogCaptureFixture):
+    with ScriptedServer() as server:
+        engine = make_engine(server.url + "/api")  # not where this server serves: every path is a 404
+        with caplog.at_level("WARNING", logger="engine.openai_backend"):
+            asyncio.run(engine.check_ready())
+        assert "answered 404" in caplog.text and "/v1" in caplog.text
+        completion = chat_once(engine)
+    assert completion.finish_reason == "error" and "HTTP 404" in completion.error
