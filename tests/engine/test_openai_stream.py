@@ -1,6 +1,8 @@
 """Streaming through the openai engine: text, token counts, TTFT, and faults before and after the first token."""
 from __future__ import annotations
 
+import asyncio
+
 from tests.engine.helpers import make_engine, request, stream_once
 from tests.support import Reply, ScriptedServer, fail_then, per_request
 
@@ -84,3 +86,19 @@ def test_reasoning_tokens_count_for_ttft_but_not_for_text(scripted_server: Scrip
     final = deltas[-1].final
     assert final.text == "42" and final.extra["reasoning"] == "six times seven"
     assert final.completion_tokens == 4 and sum(d.token_count for d in deltas) == 4
+
+
+def test_abandoning_a_stream_releases_its_connection(scripted_server: ScriptedServer):
+    scripted_server.set_handler(Reply(text="one two three four", token_delay_s=0.05))
+    engine = make_engine(scripted_server.base_url)
+
+    async def run() -> tuple[str, int]:
+        try:
+            stream = engine.stream(request())
+            first = await stream.__anext__()
+            await stream.aclose()  # the caller stops reading after the first token
+            return first.text, engine.pool.endpoints[0].in_flight
+        finally:
+            await engine.aclose()
+    first, in_flight = asyncio.run(run())
+    assert first == "one " and in_flight == 0
