@@ -35,6 +35,7 @@ class Outcome:
     definitions: dict[str, str]
     denominators: dict[str, Any]
     cost_rates: dict[str, float | None] = field(default_factory=dict)  # name -> tokens/s/GPU for $/M
+    steps: dict[str, int] | None = None  # overrides the warm-up/measured step counts (serve: requests)
 
 
 class SweepKind(Protocol):
@@ -89,7 +90,16 @@ def run_sweep(impl: SweepKind, cfg: SweepConfig, ranks: Ranks, out_dir: Path, co
         log(f"resuming: {skipped} finished point(s) skipped")
     written: list[SweepRecord] = []
     if todo:
-        impl.setup()
+        try:
+            impl.setup()
+            setup_error = None
+        except Exception as exc:  # every rank must learn of it, or the others wait forever in gather
+            setup_error = exc
+        failed = [(r, e) for r, e in enumerate(ranks.gather(None if setup_error is None else str(setup_error))) if e]
+        if setup_error is not None and not ranks.distributed:
+            raise setup_error
+        if failed:
+            raise ValueError("; ".join(f"rank {r}: {e}" for r, e in failed))
         provenance = {**provenance, **impl.describe()}
     for point in todo:
         started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
@@ -120,7 +130,7 @@ def run_sweep(impl: SweepKind, cfg: SweepConfig, ranks: Ranks, out_dir: Path, co
             record.definitions = outcome.definitions
             record.denominators = outcome.denominators
             record.cost = cost_block(outcome.cost_rates, cost)
-            record.steps["measured"] = len(step_times)
+            record.steps = outcome.steps or {"warmup": cfg.warmup_steps, "measured": len(step_times)}
         record.wall_s = round(time.perf_counter() - t0, 3)
         if ranks.is_main:
             results.append(record)

@@ -199,7 +199,8 @@ class ServeSweep:
         defs = dict(DEFINITIONS)
         if not self.slo:
             defs.pop("goodput_rps")
-        return Outcome(m, defs, denominators, cost_rates={"output_tokens": m["output_tokens_per_s_per_gpu"]})
+        return Outcome(m, defs, denominators, cost_rates={"output_tokens": m["output_tokens_per_s_per_gpu"]},
+                       steps={"warmup_requests": self.cfg.warmup_steps, "measured_requests": m["requests"]})
 
     def close(self) -> None:
         pass

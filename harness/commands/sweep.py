@@ -95,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     cost = CostInputs(args.price_per_gpu_hour, args.utilization, args.power_kw, args.pue, args.price_per_kwh)
     profile = args.profile or os.environ.get("PROFILE", "0") not in ("", "0")
+    if profile and args.mode == "serve":
+        print("note: PROFILE is ignored by the serving sweep (the server is another process)", file=sys.stderr)
+        profile = False
     return _run_sweep(args.mode, cfg, out_dir, cost, profile, args.compare)
 
 

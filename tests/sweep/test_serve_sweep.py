@@ -52,6 +52,7 @@ def test_ttft_and_tpot_match_the_scripted_server(tmp_path: Path):
         assert m["goodput_fraction"] == 1.0
         assert m["client_loop_lag_ms_p99"] is not None and m["client_parse_fraction"] < 0.25
         assert "tpot_ms" in r["definitions"] and r["denominators"]["gpus"] == 1
+        assert r["steps"] == {"warmup_requests": 1, "measured_requests": 6}
     # three concurrent streams finish in about the time of one: throughput roughly triples
     assert records[1]["metrics"]["output_tokens_per_s"] > 2.0 * records[0]["metrics"]["output_tokens_per_s"]
     assert_chart(tmp_path / "tiny-serve" / "pareto.png")
