@@ -8,7 +8,7 @@ import torch
 from sweep.config import SweepConfig
 
 ENGINE_KEYS = {"kv_cache_gib", "block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len",
-               "enable_prefix_caching"}
+               "enable_prefix_caching", "max_prefill_chunk"}
 
 
 def build_engine(cfg: SweepConfig, device: str, engine_cls: Any = None, **overrides: Any):

@@ -100,14 +100,25 @@ class ResultsFile:
 
 def load_records(paths: Iterable[str | Path]) -> list[tuple[str, list[SweepRecord]]]:
     """(label, latest records) per results file, for plotting and --compare."""
-    out = []
+    files = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
             path = path / "results.jsonl"
         if not path.exists():
             raise FileNotFoundError(f"results file not found: {path}")
-        latest = list(ResultsFile(path).latest().values())
-        label = path.parent.name if path.name == "results.jsonl" else path.stem
-        out.append((label, latest))
-    return out
+        files.append(path)
+    labels = [_label(f, depth=1) for f in files]
+    if len(set(labels)) < len(labels):  # the same tag from two engines: name the folders above it
+        labels = [_label(f, depth=2) for f in files]
+    if len(set(labels)) < len(labels):
+        labels = [str(f) for f in files]
+    return [(label, list(ResultsFile(f).latest().values())) for label, f in zip(labels, files)]
+
+
+def _label(path: Path, depth: int) -> str:
+    """'tag' (depth 1) or 'parent/tag' (depth 2) for sweeps/<tag>/results.jsonl; the stem otherwise."""
+    if path.name != "results.jsonl":
+        return path.stem
+    parts = path.resolve().parent.parts
+    return "/".join(parts[-depth:])

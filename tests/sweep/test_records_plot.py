@@ -89,3 +89,6 @@ def test_compare_overlays_two_result_files(tiny_encoder, tmp_path: Path):
     assert_chart(tmp_path / "a" / "tiny-enc" / "compare.png")
     png = plot_results(tmp_path / "a" / "tiny-enc" / "results.jsonl", [other], tmp_path / "c.png")
     assert_chart(png)
+    # the same tag from two places is told apart by the folder above it
+    from sweep.records import load_records
+    assert [label for label, _ in load_records([tmp_path / "a" / "tiny-enc", other])] == ["a/tiny-enc", "b/tiny-enc"]
