@@ -111,8 +111,7 @@ def kv_bytes(cfg: dict, dtype_bytes: int = 2) -> tuple[int, int]:
     return latent, full
 
 
-def measure(folder: Path, batch: int, nextn: int, accept: float, context: int, steps: int, warmup: int,
-            threads: int) -> dict:
+def _start(folder: Path, batch: int, nextn: int, accept: float, context: int, threads: int):
     from engine.native.spec_engine import SpecLLMEngine
     eng = SpecLLMEngine(model=str(folder), device="cpu", dtype="fp32", threads=threads, kv_cache_gib=0.5,
                         nextn=nextn, synthetic_acceptance=accept if nextn else None, spec_seed=0)
@@ -123,30 +122,45 @@ def measure(folder: Path, batch: int, nextn: int, accept: float, context: int, s
                         SamplingParams(max_tokens=10_000))
     while any(s.num_output_tokens == 0 for s in list(eng.scheduler.running) + list(eng.scheduler.waiting)):
         eng.step()  # prefill
-    # Time the two halves of a speculative step: MTP drafting and the main forward (verify).
-    draft_t: list[float] = []
-    if eng.drafter is not None:
+    eng.draft_times = []
+    if eng.drafter is not None:  # time the drafting half of a speculative step
         inner = eng.drafter.propose
 
         def timed(reqs):
             t0 = time.perf_counter()
             r = inner(reqs)
-            draft_t.append(time.perf_counter() - t0)
+            eng.draft_times.append(time.perf_counter() - t0)
             return r
         eng.drafter.propose = timed
-    times, tokens = [], 0
+    return eng
+
+
+def measure(folder: Path, batch: int, nextn: int, accept: float, context: int, steps: int, warmup: int,
+            threads: int) -> tuple[dict, dict]:
+    """Plain and speculative engines stepped alternately, so both see the same machine load."""
+    engines = [_start(folder, batch, n, accept, context, threads) for n in (0, nextn)]
+    times: list[list[float]] = [[], []]
+    cpu: list[list[float]] = [[], []]
+    tokens = [0, 0]
     for i in range(warmup + steps):
-        out = eng.step()
-        if i >= warmup:
-            times.append(out.stats.elapsed_s)
-            tokens += out.stats.num_decode_tokens
-    st = eng.spec_stats
-    step = statistics.median(times)  # medians: the shared machine's load spikes skew means
-    return {"batch": batch, "nextn": nextn, "step_ms": step * 1e3,
-            "tokens_per_s": tokens / steps / step, "tokens_per_step_per_req": tokens / steps / batch,
-            "draft_ms": statistics.median(draft_t[warmup:]) * 1e3 if draft_t[warmup:] else 0.0,
-            "acceptance_length": st.mean_acceptance_length if nextn else 1.0,
-            "acceptance_per_position": [round(x, 3) for x in st.acceptance_per_position]}
+        for k, eng in enumerate(engines):
+            c0 = time.process_time()
+            out = eng.step()
+            if i >= warmup:
+                cpu[k].append(time.process_time() - c0)
+                times[k].append(out.stats.elapsed_s)
+                tokens[k] += out.stats.num_decode_tokens
+    results = []
+    for k, eng in enumerate(engines):
+        step = statistics.median(times[k])  # medians: the shared machine's load spikes skew means
+        st = eng.spec_stats
+        results.append({"batch": batch, "nextn": eng.nextn, "step_ms": step * 1e3,
+                        "cpu_ms": statistics.median(cpu[k]) * 1e3,
+                        "tokens_per_s": tokens[k] / steps / step, "tokens_per_step_per_req": tokens[k] / steps / batch,
+                        "draft_ms": statistics.median(eng.draft_times[warmup:]) * 1e3 if eng.draft_times[warmup:] else 0.0,
+                        "acceptance_length": st.mean_acceptance_length if eng.nextn else 1.0,
+                        "acceptance_per_position": [round(x, 3) for x in st.acceptance_per_position]})
+    return results[0], results[1]
 
 
 def main() -> None:
@@ -170,16 +184,22 @@ def main() -> None:
         print(f"fp32, CPU, {args.threads} thread(s), context {args.context}, {args.steps} measured steps after "
               f"{args.warmup} warm-up; synthetic acceptance p={args.accept}, nextn={args.nextn}, "
               f"E[AL]={expected_al:.3f}")
-        print(f"{'batch':>5} {'nextn':>5} {'step ms':>8} {'draft ms':>8} {'tok/s':>8} {'tok/step/req':>12} "
-              f"{'AL':>6} {'speedup':>8} {'expected':>8}")
+        print("step ms = median wall time per engine step; cpu ms = median process CPU time per step (with one "
+              "thread, what the step costs when the core is not shared); speedups in tokens/s relative to nextn 0")
+        print(f"{'batch':>5} {'nextn':>5} {'step ms':>8} {'cpu ms':>7} {'draft ms':>8} {'tok/step/req':>12} "
+              f"{'AL':>6} {'wall tok/s':>10} {'speedup':>8} {'expected':>8} {'cpu tok/s':>9} {'speedup':>8} "
+              f"{'expected':>8}")
         for b in args.batch:
-            base = measure(folder, b, 0, args.accept, args.context, args.steps, args.warmup, args.threads)
-            spec = measure(folder, b, args.nextn, args.accept, args.context, args.steps, args.warmup, args.threads)
-            expected = expected_al * base["step_ms"] / spec["step_ms"]
-            for r, sp, ex in ((base, 1.0, 1.0), (spec, spec["tokens_per_s"] / base["tokens_per_s"], expected)):
-                print(f"{r['batch']:>5} {r['nextn']:>5} {r['step_ms']:>8.2f} {r['draft_ms']:>8.2f} "
-                      f"{r['tokens_per_s']:>8.1f} {r['tokens_per_step_per_req']:>12.3f} {r['acceptance_length']:>6.3f} "
-                      f"{sp:>7.2f}x {ex:>7.2f}x")
+            base, spec = measure(folder, b, args.nextn, args.accept, args.context, args.steps, args.warmup, args.threads)
+            for r in (base, spec):
+                r["cpu_tokens_per_s"] = r["tokens_per_step_per_req"] * b / (r["cpu_ms"] / 1e3)
+            rows = ((base, 1.0, 1.0, 1.0, 1.0),
+                    (spec, spec["tokens_per_s"] / base["tokens_per_s"], expected_al * base["step_ms"] / spec["step_ms"],
+                     spec["cpu_tokens_per_s"] / base["cpu_tokens_per_s"], expected_al * base["cpu_ms"] / spec["cpu_ms"]))
+            for r, sp, ex, csp, cex in rows:
+                print(f"{r['batch']:>5} {r['nextn']:>5} {r['step_ms']:>8.2f} {r['cpu_ms']:>7.2f} {r['draft_ms']:>8.2f} "
+                      f"{r['tokens_per_step_per_req']:>12.3f} {r['acceptance_length']:>6.3f} {r['tokens_per_s']:>10.1f} "
+                      f"{sp:>7.2f}x {ex:>7.2f}x {r['cpu_tokens_per_s']:>9.1f} {csp:>7.2f}x {cex:>7.2f}x")
             print(f"      realised AL {spec['acceptance_length']:.3f} (E {expected_al:.3f}); acceptance per position "
                   f"{spec['acceptance_per_position']}")
     for name, cfg in (("bench config", BENCH_CONFIG), ("DeepSeek-V3 (61 layers)", DEEPSEEK_V3)):
