@@ -108,3 +108,51 @@ def test_spec_engine_refuses_checkpoint_without_mtp(tmp_path, engine_cache_dir):
     write_tokenizer(folder, 97)
     with pytest.raises(EngineError, match="no MTP draft modules"):
         _engine(SpecLLMEngine, folder, nextn=2)
+
+
+def test_spec_engine_sampling_matches_target_distribution(tmp_path, engine_cache_dir):
+    """Through the engine: tokens 2-3 under rejection sampling follow the exact target distribution."""
+    from conftest import make_checkpoint
+    from engine.native.models.deepseek_v3 import DeepseekV3Model
+    from test_deepseek_spec import _chi2_pvalue, _exact_dist
+    folder = make_checkpoint(tmp_path / "v8", seed=5, vocab_size=8, eos_token_id=None)
+    write_tokenizer(folder, 8)
+    sp = SamplingParams(max_tokens=3, temperature=1.0)
+    prompt, n = [3, 1, 4, 1, 5], 2000
+    exact = _exact_dist(DeepseekV3Model.from_folder(folder), prompt, sp)
+    eng = _engine(SpecLLMEngine, folder, nextn=2, max_num_seqs=n, max_num_batched_tokens=16384,
+                  enable_prefix_caching=False)
+    outs = _run_many(eng, prompt, [SamplingParams(max_tokens=3, temperature=1.0, seed=s) for s in range(n)])
+    counts = torch.zeros(64, dtype=torch.float64)
+    for toks in outs:
+        counts[toks[1] * 8 + toks[2]] += 1
+    assert eng.spec_stats.num_drafts >= n and 0.05 < eng.spec_stats.acceptance_rate < 0.95
+    assert _chi2_pvalue(counts, exact) > 1e-3
+
+
+def test_harness_generate_cli_runs_deepseek(tiny_folder, tmp_path, engine_cache_dir):
+    import json
+    import os
+    import subprocess
+    import sys
+    out = tmp_path / "run"
+    env = {**os.environ, "HARNESS_CACHE_DIR": str(engine_cache_dir)}
+    r = subprocess.run([sys.executable, "-m", "harness", "generate", "--task", "aime", "--engine", "native",
+                        "--model", str(tiny_folder), "--out", str(out), "--limit", "2", "--samples", "1",
+                        "--max-tokens", "6", "--dtype", "fp32", "--threads", "1", "--no-progress"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(line) for line in (out / "generations.jsonl").read_text().splitlines()]
+    assert len(recs) == 2 and all(x["finish_reason"] == "length" and x["usage"]["completion_tokens"] == 6
+                                  for x in recs)
+    assert recs[0]["engine"]["architecture"] == "DeepseekV3ForCausalLM"
+
+
+def _run_many(engine, prompt, params_list):
+    ids = [engine.add_request(prompt, p) for p in params_list]
+    done = {}
+    while engine.has_unfinished():
+        for o in engine.step().outputs:
+            if o.finished:
+                done[o.request_id] = o.token_ids
+    return [done[i] for i in ids]
