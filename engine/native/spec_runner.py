@@ -142,7 +142,10 @@ class SpecDecodeRunner:
 
     def _spec_round(self, reqs: list[_Req]) -> None:
         model = self.model
-        ks = [min(self.nextn, r.seq.params.max_tokens - r.seq.num_output_tokens - 1) for r in reqs]
+        # No drafts without main hidden states to draft from (a prefix hit can leave only the last prompt
+        # token to compute, which then runs as a plain verify of one token).
+        ks = [min(self.nextn, r.seq.params.max_tokens - r.seq.num_output_tokens - 1)
+              if r.pending_hidden is not None and r.pending_hidden.shape[0] > 0 else 0 for r in reqs]
         for r, k in zip(reqs, ks):
             self._grow(r, r.seq.num_tokens + k)
         drafts, qprobs = self.drafter.propose([

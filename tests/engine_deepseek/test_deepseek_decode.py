@@ -50,3 +50,15 @@ def test_tokens_do_not_depend_on_batch(tiny_model, nextn):
     alone = SpecDecodeRunner(tiny_model, nextn=nextn).generate([prompts[2]], sp)[0].token_ids
     batch = SpecDecodeRunner(tiny_model, nextn=nextn, max_prefill_chunk=7).generate(prompts, sp)
     assert batch[2].token_ids == alone
+
+
+@pytest.mark.parametrize("nextn", [0, 3])
+def test_prefix_hit_leaving_one_token_then_speculating(tiny_model, nextn):
+    """A 21-token prompt whose first 20 tokens are cached computes only its last token before decoding."""
+    base = _prompts([24], seed=12)[0]
+    runner = SpecDecodeRunner(tiny_model, block_size=4, nextn=nextn)
+    runner.generate([base], SamplingParams(max_tokens=2))
+    out = runner.generate([base[:20] + [9]], SamplingParams(max_tokens=10))[0]
+    assert out.num_cached_tokens == 20
+    fresh = SpecDecodeRunner(tiny_model, block_size=4).generate([base[:20] + [9]], SamplingParams(max_tokens=10))[0]
+    assert out.token_ids == fresh.token_ids

@@ -156,3 +156,40 @@ def _run_many(engine, prompt, params_list):
             if o.finished:
                 done[o.request_id] = o.token_ids
     return [done[i] for i in ids]
+
+
+def test_spec_engine_prefix_hits(predictable_folder):
+    base = _prompts([24], seed=12)[0]
+    follow = [base[:20] + [9], base[:16] + [4, 5, 6]]  # 20 cached (one token left) and 16 cached
+    sp = SamplingParams(max_tokens=12)
+    plain = _run(_engine(LLMEngine, predictable_folder, enable_prefix_caching=False), follow, sp)
+    eng = _engine(SpecLLMEngine, predictable_folder, nextn=3)
+    _run(eng, [base], sp)
+    spec = [_run(eng, [p], sp)[0] for p in follow]
+    assert [c for _, _, c in spec] == [20, 16]
+    assert [t for t, _, _ in spec] == [t for t, _, _ in plain]
+
+
+def test_fp8_checkpoint_through_engine(tmp_path, engine_cache_dir):
+    """FP8 weights are dequantised in convert_weights, before the weight cache casts to the engine dtype."""
+    import json
+    from safetensors.torch import load_file, save_file
+    from conftest import make_checkpoint
+    from engine.native.models.deepseek_v3 import DeepseekV3Model
+    from engine.native.spec_runner import SpecDecodeRunner
+    from test_deepseek_loader import _quantize_fp8
+    folder = make_checkpoint(tmp_path / "fp8", hidden_size=160)
+    state = load_file(str(folder / "model.safetensors"))
+    for k in [k for k, v in state.items() if v.dim() == 2 and "self_attn" in k]:
+        state[k], state[k + "_scale_inv"] = _quantize_fp8(state[k])
+    save_file(state, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    cfg = json.loads((folder / "config.json").read_text())
+    cfg["quantization_config"] = {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]}
+    (folder / "config.json").write_text(json.dumps(cfg))
+    write_tokenizer(folder, 97)
+    prompts = _prompts([7, 13], seed=3)
+    sp = SamplingParams(max_tokens=10)
+    ref = SpecDecodeRunner(DeepseekV3Model.from_folder(folder)).generate(prompts, sp)
+    for cls, kw in ((LLMEngine, {}), (SpecLLMEngine, {"nextn": 2})):
+        got = _run(_engine(cls, folder, **kw), prompts, sp)
+        assert [t for t, _, _ in got] == [o.token_ids for o in ref]
