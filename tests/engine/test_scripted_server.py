@@ -214,3 +214,40 @@ def test_per_request_script(scripted_server: ScriptedServer):
     with pytest.raises(openai.InternalServerError):
         c.chat.completions.create(model="test-model", messages=MSG)
     assert c.chat.completions.create(model="test-model", messages=MSG).choices[0].message.content == "fixed"
+
+
+def _raw_request(body: dict, close: bool = False) -> bytes:
+    data = json.dumps(body).encode()
+    head = (f"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            f"content-length: {len(data)}\r\n" + ("connection: close\r\n" if close else "") + "\r\n")
+    return head.encode() + data
+
+
+def _read_all(s: socket.socket) -> bytes:
+    data = b""
+    while chunk := s.recv(65536):
+        data += chunk
+    return data
+
+
+def test_a_request_trickled_in_small_pieces(scripted_server: ScriptedServer):
+    scripted_server.set_handler(echo)
+    raw = _raw_request({"model": "test-model", "messages": [{"role": "user", "content": "slowly"}]}, close=True)
+    with socket.create_connection(("127.0.0.1", scripted_server.port)) as s:
+        s.settimeout(5)
+        for i in range(0, len(raw), 7):
+            s.sendall(raw[i:i + 7])
+            time.sleep(0.002)
+        data = _read_all(s)  # connection: close -> the server closes after answering
+    assert data.startswith(b"HTTP/1.1 200") and b'"content": "slowly"' in data
+
+
+@pytest.mark.parametrize("token_delay_s", [0.0, 0.01])
+def test_connection_close_stream_is_sent_whole(scripted_server: ScriptedServer, token_delay_s: float):
+    scripted_server.set_handler(Reply(text="a b c", token_delay_s=token_delay_s))
+    raw = _raw_request({"model": "test-model", "messages": MSG, "stream": True}, close=True)
+    with socket.create_connection(("127.0.0.1", scripted_server.port)) as s:
+        s.settimeout(5)
+        s.sendall(raw)
+        data = _read_all(s)
+    assert data.count(b"data: ") == 6 and data.endswith(b"data: [DONE]\n\n\r\n0\r\n\r\n")

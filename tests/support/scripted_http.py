@@ -99,7 +99,14 @@ class Connection(asyncio.Protocol):
             self.closed = True
             self.transport.close()
 
+    def close(self) -> None:
+        """Close after what was written has been sent."""
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+
     def abort(self) -> None:
+        """Drop the connection at once, unsent data included (the injected fault)."""
         self.closed = True
         if self.transport is not None:
             self.transport.abort()

@@ -241,13 +241,13 @@ class ScriptedServer:
         conn.transport.write(conn.head(200, "text/event-stream", keep_alive, None, extra)
                              + b"".join(chunk(e) for e in events) + b"0\r\n\r\n")
         if not keep_alive:
-            conn.abort()
+            conn.close()
         return True
 
     async def _stream_slowly(self, conn: Connection, route: str, body: dict, reply: Reply,
                              keep_alive: bool) -> None:
         assert conn.transport is not None
-        conn.transport.write(conn.head(200, "text/event-stream", keep_alive, None))
+        conn.transport.write(conn.head(200, "text/event-stream", keep_alive, None, reply.headers))
         content_sent = 0
         for event, is_content in stream_events(route, body, reply):
             if is_content:
@@ -262,7 +262,8 @@ class ScriptedServer:
             conn.transport.write(chunk(event))
         conn.transport.write(b"0\r\n\r\n")
         if not keep_alive:
-            conn.abort()
+            conn.close()
+
 
 def main(argv: list[str] | None = None) -> None:
     """Serve a fixed reply until interrupted: `python -m tests.support.scripted_server --port 8000`."""
