@@ -10,6 +10,8 @@ then uses:
                             raw-prompt generation (/v1/completions, and chat when a constraint is set)
   compile_response_format(kind, schema) -> () -> TokenConstraint
                             structured output (engine.constrained); passed to stream_prompt per choice
+  ignore_eos_constraint() -> TokenConstraint
+                            a constraint that masks end-of-sequence tokens (the `ignore_eos` extension)
   stats() -> dict           keys as in metrics.ENGINE_METRICS (KV blocks, prefix cache, speculative tokens)
 """
 from __future__ import annotations
@@ -37,6 +39,13 @@ class ServingAdapter:
     @property
     def supports_constraints(self) -> bool:
         return self.supports_prompts and hasattr(self.engine, "compile_response_format")
+
+    @property
+    def supports_ignore_eos(self) -> bool:
+        return self.supports_prompts and hasattr(self.engine, "ignore_eos_constraint")
+
+    def ignore_eos_constraint(self) -> Callable[[], Any]:
+        return self.engine.ignore_eos_constraint
 
     def compile_response_format(self, kind: str, schema: dict[str, Any] | None) -> Callable[[], Any]:
         """A factory of per-request constraints (see engine.constrained); ValueError for a bad schema."""

@@ -166,11 +166,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device")
     p.add_argument("--dtype")
     p.add_argument("--repeats", type=int, default=1, help="alternate the two paths this many times; medians")
+    p.add_argument("--order", default="in-process,http", help="which path runs first in each repeat")
     args = p.parse_args(argv)
     texts = prompts(args.requests, args.input_words)
     runs: dict[str, list[Summary]] = {"in-process": [], "http": []}
     for _ in range(args.repeats):
-        for s in (run_in_process(args, texts), run_http(args, texts)):
+        for label in args.order.split(","):
+            s = run_in_process(args, texts) if label == "in-process" else run_http(args, texts)
             runs[s.label].append(s)
             print(s.line(), flush=True)
     rate = {k: statistics.median(s.tokens / s.wall_s for s in v) for k, v in runs.items()}

@@ -10,6 +10,8 @@ import asyncio
 import time
 from typing import Any, AsyncIterator, Callable
 
+import torch
+
 from engine.base import Completion, EngineOptions, SamplingParams, StreamDelta
 from engine.native.backend import NativeEngine
 from engine.native.llm_engine import LLMEngine, RequestOutput
@@ -26,15 +28,39 @@ class ConstrainedRunner:
         logits, rows = self.inner.run(seqs, counts)
         if logits is None or not self.constraints:
             return logits, rows
-        for seq, r in zip(seqs, rows):
-            c = self.constraints.get(seq.request_id) if r >= 0 else None
-            if c is not None:
-                c.sync(seq.output_token_ids)  # tokens sampled since the last step (the matcher lags by one)
-                c.mask_logits(logits[r])
+        # The runner may hand back inference tensors, which only accept in-place writes in inference mode.
+        with torch.inference_mode(logits.is_inference()):
+            for seq, r in zip(seqs, rows):
+                c = self.constraints.get(seq.request_id) if r >= 0 else None
+                if c is not None:
+                    c.sync(seq.output_token_ids)  # tokens sampled since the last step (the matcher lags by one)
+                    c.mask_logits(logits[r])
         return logits, rows
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+class EOSMask:
+    """A TokenConstraint that only forbids end-of-sequence tokens (requests with ignore_eos)."""
+
+    def __init__(self, eos_ids: list[int]) -> None:
+        self.eos_ids = eos_ids
+
+    def sync(self, output_token_ids: list[int]) -> None:
+        pass
+
+    def mask_logits(self, logits: Any) -> None:
+        logits[self.eos_ids] = float("-inf")
+
+    def accept_token(self, token_id: int) -> bool:
+        return token_id not in self.eos_ids
+
+    def is_terminated(self) -> bool:
+        return False
+
+    def rollback(self, num_tokens: int) -> None:
+        pass
 
 
 class ServingNativeEngine(NativeEngine):
@@ -57,6 +83,9 @@ class ServingNativeEngine(NativeEngine):
         from engine.constrained import compile_response_format
         return compile_response_format(self.tokenizer, kind, schema, vocab_size=self.engine.model_config.vocab_size,
                                        stop_ids=sorted(self.engine.eos_ids))
+
+    def ignore_eos_constraint(self) -> "EOSMask":
+        return EOSMask(sorted(self.engine.eos_ids))
 
     async def stream_prompt(self, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
                             logits_constraint: Any = None) -> AsyncIterator[StreamDelta]:

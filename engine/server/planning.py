@@ -95,9 +95,14 @@ def _seed(base: int | None, i: int) -> int | None:
     return None if base is None else (base + i) % (2 ** 63)
 
 
-def _constraint(fmt: ResponseFormat | None, adapter: ServingAdapter) -> Callable[[], Any] | None:
+def _constraint(fmt: ResponseFormat | None, adapter: ServingAdapter, ignore_eos: bool = False) -> Callable[[], Any] | None:
     if fmt is None or fmt.type == "text":
-        return None
+        if not ignore_eos:
+            return None
+        # vLLM's ignore_eos (benchmarks ask for exactly max_tokens) is a mask on the end-of-sequence tokens.
+        if not adapter.supports_ignore_eos:
+            raise APIError(400, "this engine does not support ignore_eos", param="ignore_eos")
+        return adapter.ignore_eos_constraint()
     if not adapter.supports_constraints:
         raise APIError(400, "this engine does not support constrained decoding (response_format "
                             f"{fmt.type!r})", param="response_format")
@@ -115,7 +120,7 @@ def check_model(name: str, served: set[str]) -> None:
 
 def plan_chat(body: ChatCompletionRequest, adapter: ServingAdapter, served_name: str) -> Plan:
     messages = _messages(body, adapter)
-    constraint = _constraint(body.response_format, adapter)
+    constraint = _constraint(body.response_format, adapter, body.ignore_eos)
     try:
         prompt_ids = adapter.chat_prompt_ids(messages)
     except Exception as exc:  # a template that rejects the conversation (e.g. bad role order)
@@ -139,7 +144,7 @@ def plan_completion(body: CompletionRequest, adapter: ServingAdapter, served_nam
         raise APIError(400, "echo is not supported", param="echo")
     if not adapter.supports_prompts:
         raise APIError(400, "this engine takes chat messages only; use /v1/chat/completions", param="prompt")
-    constraint = _constraint(body.response_format, adapter)
+    constraint = _constraint(body.response_format, adapter, body.ignore_eos)
     prompts = body.prompts()
     pid = f"cmpl-{uuid.uuid4().hex}"
     choices, total = [], 0

@@ -74,6 +74,7 @@ class _Sampling(_Body):
     presence_penalty: float | None = Field(None, ge=0, le=0)  # accepted only at 0: not implemented
     frequency_penalty: float | None = Field(None, ge=0, le=0)
     user: str | None = None
+    ignore_eos: bool = False  # vLLM/SGLang extension for benchmarks; a grammar (response_format) overrides it
 
     @field_validator("stop")
     @classmethod

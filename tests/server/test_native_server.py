@@ -128,3 +128,14 @@ def test_a_disconnected_stream_frees_its_kv_blocks_at_once(native):
     assert after["harness_engine_aborted_requests_total"] == before["harness_engine_aborted_requests_total"] + 1
     assert after["harness_engine_requests_running"] == 0 and after["harness_requests_running"] == 0
     assert after["harness_generation_tokens_total"] - before["harness_generation_tokens_total"] < 100
+
+
+def test_ignore_eos_yields_exactly_max_tokens(native):
+    c = client(native)
+    msgs = [{"role": "user", "content": "Say hi."}]
+    short = c.chat.completions.create(model=MODEL, messages=msgs, temperature=0, max_tokens=40)
+    assert short.choices[0].finish_reason == "stop" and short.usage.completion_tokens < 40
+    r = c.chat.completions.create(model=MODEL, messages=msgs, temperature=0, max_tokens=40,
+                                  extra_body={"ignore_eos": True})
+    assert r.usage.completion_tokens == 40 and r.choices[0].finish_reason == "length"
+    assert r.choices[0].message.content.startswith(short.choices[0].message.content)

@@ -114,3 +114,8 @@ def test_garbage_on_the_socket_does_not_stop_the_server(srv):
 def test_unknown_fields_are_ignored(srv):
     r = httpx.post(srv.base_url + "/chat/completions", json=chat(some_new_option={"x": 1}, user="u1"))
     assert r.status_code == 200
+
+
+def test_ignore_eos_on_an_engine_without_the_hook_is_a_400(srv):
+    r = httpx.post(srv.base_url + "/chat/completions", json=chat(ignore_eos=True))
+    assert r.status_code == 400 and r.json()["error"]["param"] == "ignore_eos"
