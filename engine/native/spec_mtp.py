@@ -7,6 +7,8 @@ Drafting for one request whose main cache holds positions [0, N) and whose newes
   step j   one row at position N+j-2: input (d_{j-1}, previous MTP output); module (j-1) % num_mtp, so a
            checkpoint with fewer modules than nextn reuses them. Rows written here are overwritten by the
            next round's step 1 before anything reads them.
+The main model's hidden state fed to the module is its final-norm output, as vLLM and SGLang feed
+DeepSeek's MTP layer; chained steps feed the module's block output before shared_head.norm (vLLM).
 """
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """MTP speculative decoding: exact greedy tokens, exact sampling distribution, accounting, synthetic mode."""
 from __future__ import annotations
 
-import math
-
 import pytest
 import torch
 

@@ -14,7 +14,7 @@ from torch import nn
 
 from engine.native.attention import AttentionMetadata, KVCacheSpec
 from engine.native.models.deepseek_v3_config import DeepseekV3Args, parse_config
-from engine.native.models.deepseek_v3_loader import build_state, mtp_present, read_folder
+from engine.native.models.deepseek_v3_loader import build_state, read_folder
 from engine.native.models.deepseek_v3_mla import MLAttention, rope_inv_freq
 from engine.native.models.deepseek_v3_moe import MoE, DenseMLP
 
@@ -162,7 +162,3 @@ class DeepseekV3Model(nn.Module):
         a, size = self.args, torch.empty((), dtype=dtype).element_size()
         n = a.num_hidden_layers + (self.num_mtp if include_mtp else 0)
         return {"latent": n * a.latent_width * size, "full_kv": n * a.full_kv_width * size}
-
-
-def has_mtp_weights(tensors: dict[str, torch.Tensor], args: DeepseekV3Args) -> bool:
-    return mtp_present(tensors, args)

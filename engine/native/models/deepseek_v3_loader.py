@@ -8,7 +8,7 @@ from typing import Callable
 import torch
 
 from engine.base import EngineError
-from engine.native.models.deepseek_v3_config import DeepseekV3Args, parse_config
+from engine.native.models.deepseek_v3_config import DeepseekV3Args
 
 ATTN_WEIGHTS = ("q_a_proj", "q_b_proj", "q_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj")
 ATTN_NORMS = ("q_a_layernorm", "kv_a_layernorm")
@@ -134,7 +134,3 @@ def read_folder(folder: str | Path) -> tuple[dict, dict[str, torch.Tensor]]:
     for f in files:
         tensors.update(load_file(str(f)))
     return json.loads(cfg_path.read_text()), tensors
-
-
-def load_args(cfg: dict, source: str) -> DeepseekV3Args:
-    return parse_config(cfg, source)

@@ -7,6 +7,8 @@ expand the latents into per-head K/V instead (cheaper when queries outnumber hea
 """
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -20,7 +22,6 @@ ABSORB_MAX_QUERIES = 16
 
 def rope_inv_freq(args: DeepseekV3Args) -> tuple[torch.Tensor, float]:
     """Inverse frequencies and cos/sin scale; yarn follows HF `_compute_yarn_parameters` (truncate=True)."""
-    import math
     r = args.rope
     base, dim = float(r["rope_theta"]), args.qk_rope_head_dim
     pos_freqs = base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim)
