@@ -149,7 +149,7 @@ class SpecLLMEngine(LLMEngine):
             self.block_manager.register_computed(seq)
             row += n
         if sampled:
-            logits = self.model.compute_logits(hidden[torch.tensor(last_rows)]).float().cpu()
+            logits = self.model.compute_logits(hidden[torch.tensor(last_rows, device=hidden.device)]).float().cpu()
             tokens, logprobs = engine_sample(logits, sampled)
             for k, seq in enumerate(sampled):
                 self._emit(seq, tokens[k], logprobs[k] if logprobs else None, out)

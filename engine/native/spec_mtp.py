@@ -99,7 +99,7 @@ class MTPDrafter:
 
     @staticmethod
     def _pick(reqs, active, logits, drafts, qprobs) -> None:
-        logits = logits.float()
+        logits = logits.float().cpu()  # per-request generators are CPU generators
         for n, i in enumerate(active):
             r = reqs[i]
             if r.argmax:

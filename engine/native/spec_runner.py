@@ -123,7 +123,7 @@ class SpecDecodeRunner:
             r.seq.num_computed_tokens = e
             self._keep_hidden(r, h)
             if e == r.seq.num_tokens:  # prompt done: its last row gives the first output token
-                logits = self.model.compute_logits(h[-1:])[0]
+                logits = self.model.compute_logits(h[-1:]).float().cpu()[0]
                 self._emit(r, [self._pick(r, logits)], [logits])
             self.blocks.register_computed(r.seq)
 
@@ -134,7 +134,7 @@ class SpecDecodeRunner:
         pos = [r.seq.num_tokens - 1 for r in reqs]
         meta = decode_meta([(r.seq.block_table, p) for r, p in zip(reqs, pos)], self.block_size, self.device)
         hidden = self.model(ids, torch.tensor(pos, device=self.device), meta)
-        logits = self.model.compute_logits(hidden)
+        logits = self.model.compute_logits(hidden).float().cpu()
         for i, r in enumerate(reqs):
             r.seq.num_computed_tokens = pos[i] + 1
             self._emit(r, [self._pick(r, logits[i])], [logits[i]])
@@ -158,7 +158,7 @@ class SpecDecodeRunner:
         # Verify: one main forward over [t_N, d_1..d_k] per request.
         items = [(r, r.seq.num_tokens - 1, r.seq.num_tokens + len(d)) for r, d in zip(reqs, drafts)]
         hidden = self._main(items, extra_ids=drafts)
-        logits = model.compute_logits(hidden)
+        logits = model.compute_logits(hidden).float().cpu()  # sampling uses CPU generators
         row = 0
         for (r, s, e), d, q in zip(items, drafts, qprobs):
             lg = logits[row:row + e - s]
