@@ -31,9 +31,10 @@ Extension points:
         @classmethod from_weights(cls, config, tensors, dtype, device) -> model
         bind_kv_cache(caches: list[tuple[Tensor, Tensor | None]])  (one (K, V) pair per layer)
     and is registered in models/__init__.py under its architecture names. KVCacheSpec lets a model ask
-    for any per-token layout: Llama asks (num_kv_heads, head_dim) for K and V; an MLA model can ask
-    for one latent row (kv_lora_rank + rope_dim,) and no V. Each layer's cache tensor has shape
-    (num_blocks * block_size, *per_token_shape); AttentionMetadata.slot_mapping says where new tokens
+    for any per-token layout: Llama asks K shape (2 * num_kv_heads, head_dim) holding K and V heads
+    together, no V, slot_axis=1; an MLA model can ask for one latent row (kv_lora_rank + rope_dim,) and no V.
+    Each layer's cache tensor has the per-token shape with the slot axis (num_blocks * block_size)
+    inserted at spec.slot_axis (default 0); AttentionMetadata.slot_mapping says where new tokens
     go and its gather indices say which slots each sequence reads.
   * LLMEngine.step() returns StepOutput (finished/streamed RequestOutput list + StepStats with
     prefill/cached/decode token counts), so sweeps can time whole steps and speculative decoding can

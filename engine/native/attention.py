@@ -14,6 +14,12 @@ class KVCacheSpec:
     num_layers: int
     k_shape: tuple[int, ...]
     v_shape: tuple[int, ...] | None
+    slot_axis: int = 0  # where the slot axis goes in the allocated tensor (Llama: heads first, then slots)
+
+    def tensor_shape(self, per_token: tuple[int, ...], num_slots: int) -> tuple[int, ...]:
+        shape = list(per_token)
+        shape.insert(self.slot_axis, num_slots)
+        return tuple(shape)
 
     def bytes_per_token(self, dtype: torch.dtype) -> int:
         n = 1
@@ -48,26 +54,49 @@ class AttentionMetadata:
     prefills: list[PrefillChunk] = field(default_factory=list)
 
 
-def paged_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
+def _decode_bias(attn: AttentionMetadata, dtype: torch.dtype, hkv: int, g: int) -> torch.Tensor:
+    """Additive mask [Hkv*Bd, G, L] (0 or -inf), built once per step and shared by every layer."""
+    key = ("_decode_bias", dtype, hkv, g)
+    bias = attn.__dict__.get(key)
+    if bias is None:
+        m = attn.decode_mask.reshape(1, attn.decode_mask.shape[0], 1, -1)
+        bias = torch.zeros(m.shape, dtype=dtype, device=m.device).masked_fill_(~m, float("-inf"))
+        bias = bias.expand(hkv, -1, g, -1).reshape(-1, g, m.shape[-1])
+        attn.__dict__[key] = bias
+    return bias
+
+
+def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache: torch.Tensor,
                     attn: AttentionMetadata) -> torch.Tensor:
-    """q: [T, Hq, D]; caches: [slots, Hkv, D] already holding this step's K/V. Returns [T, Hq*D]."""
+    """q: [T, Hq, D]; k, v: [T, Hkv, D] of this step (already written to the cache);
+    kv_cache: [2*Hkv, slots, D] (K heads then V heads, slot-indexed). Returns [T, Hq*D]."""
     T, Hq, D = q.shape
-    gqa = Hq != k_cache.shape[1]
+    Hkv = kv_cache.shape[0] // 2
+    G = Hq // Hkv
+    scale = D ** -0.5
     outs = []
     nd = attn.num_decode
     if nd:
-        # Gather each sequence's context (a copy; plain PyTorch has no in-place paged kernel).
-        k = k_cache[attn.decode_slots].transpose(1, 2)  # [Bd, Hkv, L, D]
-        v = v_cache[attn.decode_slots].transpose(1, 2)
-        o = F.scaled_dot_product_attention(q[:nd].unsqueeze(2), k, v, attn_mask=attn.decode_mask, enable_gqa=gqa)
+        L = attn.decode_slots.shape[1]
+        # One index_select fetches every head's K and V rows (a copy: plain PyTorch has no paged kernel;
+        # index_select is several times faster than advanced indexing on CPU). The result is already
+        # [head, seq, pos, dim], so the batched matmuls below read it without further copies.
+        ctx = kv_cache.index_select(1, attn.decode_slots.reshape(-1)).view(2 * Hkv, nd, L, D)
+        kd = ctx[:Hkv].reshape(Hkv * nd, L, D)
+        vd = ctx[Hkv:].reshape(Hkv * nd, L, D)
+        qd = q[:nd].view(nd, Hkv, G, D).transpose(0, 1).reshape(Hkv * nd, G, D)
+        s = torch.baddbmm(_decode_bias(attn, q.dtype, Hkv, G), qd, kd.transpose(1, 2), alpha=scale)
+        p = torch.softmax(s, dim=-1, dtype=torch.float32).to(q.dtype)
+        o = torch.bmm(p, vd).view(Hkv, nd, G, D).transpose(0, 1)
         outs.append(o.reshape(nd, Hq * D))
+    gqa = G != 1
     for c in attn.prefills:
         qc = q[c.start:c.end].transpose(0, 1)  # [Hq, n, D]
-        k = k_cache[c.slots].transpose(0, 1)  # [Hkv, ctx, D]
-        v = v_cache[c.slots].transpose(0, 1)
-        if c.mask is None:
-            o = F.scaled_dot_product_attention(qc, k, v, is_causal=True, enable_gqa=gqa)
+        if c.mask is None:  # no cached prefix: this chunk's own K/V are the whole context
+            kc, vc = k[c.start:c.end].transpose(0, 1), v[c.start:c.end].transpose(0, 1)
+            o = F.scaled_dot_product_attention(qc, kc, vc, is_causal=True, enable_gqa=gqa)
         else:
-            o = F.scaled_dot_product_attention(qc, k, v, attn_mask=c.mask, enable_gqa=gqa)
+            ctx = kv_cache.index_select(1, c.slots)  # [2*Hkv, ctx, D]
+            o = F.scaled_dot_product_attention(qc, ctx[:Hkv], ctx[Hkv:], attn_mask=c.mask, enable_gqa=gqa)
         outs.append(o.transpose(0, 1).reshape(c.end - c.start, Hq * D))
     return outs[0] if len(outs) == 1 else torch.cat(outs, 0)

@@ -23,9 +23,10 @@ class KVCache:
         # zeroed: padded attention reads point there, and masked garbage could be NaN (0 * NaN = NaN).
         self.caches: list[tuple[torch.Tensor, torch.Tensor | None]] = []
         for _ in range(spec.num_layers):
-            k = torch.empty(slots, *spec.k_shape, dtype=dtype, device=device)
-            v = torch.empty(slots, *spec.v_shape, dtype=dtype, device=device) if spec.v_shape is not None else None
-            k[:block_size].zero_()
+            k = torch.empty(spec.tensor_shape(spec.k_shape, slots), dtype=dtype, device=device)
+            v = (torch.empty(spec.tensor_shape(spec.v_shape, slots), dtype=dtype, device=device)
+                 if spec.v_shape is not None else None)
+            k.narrow(spec.slot_axis, 0, block_size).zero_()
             if v is not None:
-                v[:block_size].zero_()
+                v.narrow(spec.slot_axis, 0, block_size).zero_()
             self.caches.append((k, v))

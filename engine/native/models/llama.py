@@ -32,8 +32,7 @@ class LlamaLayer(nn.Module):
         self.down_w = nn.Parameter(w["down_w"], False)
         self.in_norm = nn.Parameter(w["in_norm"], False)
         self.post_norm = nn.Parameter(w["post_norm"], False)
-        self.k_cache: torch.Tensor | None = None
-        self.v_cache: torch.Tensor | None = None
+        self.kv_cache: torch.Tensor | None = None  # [2 * kv_heads, slots, head_dim]
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
         c = self.c
@@ -46,9 +45,8 @@ class LlamaLayer(nn.Module):
         rot = torch.cat((-qk[..., half:], qk[..., :half]), dim=-1)
         qk = qk * cos + rot * sin
         q, k = qk[:, : c.num_heads], qk[:, c.num_heads:]
-        self.k_cache.index_copy_(0, attn.slot_mapping, k)
-        self.v_cache.index_copy_(0, attn.slot_mapping, v)
-        o = paged_attention(q, self.k_cache, self.v_cache, attn)
+        self.kv_cache.index_copy_(1, attn.slot_mapping, torch.cat((k, v), 1).transpose(0, 1))
+        o = paged_attention(q, k, v, self.kv_cache, attn)
         x = x + F.linear(o, self.o_w)
         h = F.rms_norm(x, (c.hidden_size,), self.post_norm, c.rms_norm_eps)
         gu = F.linear(h, self.gate_up_w)
@@ -74,8 +72,10 @@ class LlamaModel(nn.Module):
 
     @classmethod
     def kv_cache_spec(cls, config: ModelConfig) -> KVCacheSpec:
-        shape = (config.num_kv_heads, config.head_dim)
-        return KVCacheSpec(num_layers=config.num_layers, k_shape=shape, v_shape=shape)
+        # K heads then V heads in one head-major tensor per layer: one gather fetches both, already in
+        # the [head, seq, pos, dim] order batched matmuls want.
+        return KVCacheSpec(num_layers=config.num_layers, k_shape=(2 * config.num_kv_heads, config.head_dim),
+                           v_shape=None, slot_axis=1)
 
     @classmethod
     def convert_weights(cls, config: ModelConfig, hf: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
@@ -106,8 +106,8 @@ class LlamaModel(nn.Module):
         return model
 
     def bind_kv_cache(self, caches: list[tuple[torch.Tensor, torch.Tensor | None]]) -> None:
-        for layer, (k, v) in zip(self.layers, caches):
-            layer.k_cache, layer.v_cache = k, v
+        for layer, (kv, _) in zip(self.layers, caches):
+            layer.kv_cache = kv
 
     def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
         x = F.embedding(input_ids, self.embed)
