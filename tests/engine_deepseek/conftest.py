@@ -39,18 +39,19 @@ def _mtp_tensors(cfg: dict, state: dict[str, torch.Tensor], seed: int) -> dict[s
     n, d = cfg["num_hidden_layers"], cfg["hidden_size"]
     src = f"model.layers.{n - 1}."
     out = {}
-    for k, v in state.items():
-        if k.startswith(src):
-            scale = 0.1 if v.dim() == 1 else 0.15
-            base = 1.0 if v.dim() == 1 and not k.endswith("bias") else 0.0
-            out[f"model.layers.{n}." + k[len(src):]] = base + scale * torch.randn(v.shape, generator=g)
-    p = f"model.layers.{n}."
-    out[p + "enorm.weight"] = 1.0 + 0.1 * torch.randn(d, generator=g)
-    out[p + "hnorm.weight"] = 1.0 + 0.1 * torch.randn(d, generator=g)
-    out[p + "eh_proj.weight"] = 0.15 * torch.randn(d, 2 * d, generator=g)
-    out[p + "shared_head.norm.weight"] = 1.0 + 0.1 * torch.randn(d, generator=g)
-    out[p + "embed_tokens.weight"] = state["model.embed_tokens.weight"].clone()
-    out[p + "shared_head.head.weight"] = state["lm_head.weight"].clone()
+    for m in range(n, n + cfg["num_nextn_predict_layers"]):
+        p = f"model.layers.{m}."
+        for k, v in state.items():
+            if k.startswith(src):
+                scale = 0.1 if v.dim() == 1 else 0.15
+                base = 1.0 if v.dim() == 1 and not k.endswith("bias") else 0.0
+                out[p + k[len(src):]] = base + scale * torch.randn(v.shape, generator=g)
+        out[p + "enorm.weight"] = 1.0 + 0.1 * torch.randn(d, generator=g)
+        out[p + "hnorm.weight"] = 1.0 + 0.1 * torch.randn(d, generator=g)
+        out[p + "eh_proj.weight"] = 0.15 * torch.randn(d, 2 * d, generator=g)
+        out[p + "shared_head.norm.weight"] = 1.0 + 0.1 * torch.randn(d, generator=g)
+        out[p + "embed_tokens.weight"] = state["model.embed_tokens.weight"].clone()
+        out[p + "shared_head.head.weight"] = state["lm_head.weight"].clone()
     return out
 
 
@@ -68,10 +69,11 @@ def _make_predictable(state: dict[str, torch.Tensor], cfg: dict, seed: int, nois
     head = torch.empty_like(embed)
     head[perm] = embed
     state["model.embed_tokens.weight"], state["lm_head.weight"] = embed, head
-    p = f"model.layers.{n}."
-    if p + "eh_proj.weight" in state:
-        state[p + "eh_proj.weight"] = torch.cat([torch.eye(d), torch.zeros(d, d)], dim=1)
-        state[p + "embed_tokens.weight"], state[p + "shared_head.head.weight"] = embed.clone(), head.clone()
+    for m in range(n, n + cfg.get("num_nextn_predict_layers", 0)):
+        p = f"model.layers.{m}."
+        if p + "eh_proj.weight" in state:
+            state[p + "eh_proj.weight"] = torch.cat([torch.eye(d), torch.zeros(d, d)], dim=1)
+            state[p + "embed_tokens.weight"], state[p + "shared_head.head.weight"] = embed.clone(), head.clone()
 
 
 def make_checkpoint(folder: Path, seed: int = 0, mtp: bool = True, predictable: float | None = None,

@@ -193,3 +193,28 @@ def test_fp8_checkpoint_through_engine(tmp_path, engine_cache_dir):
     for cls, kw in ((LLMEngine, {}), (SpecLLMEngine, {"nextn": 2})):
         got = _run(_engine(cls, folder, **kw), prompts, sp)
         assert [t for t, _, _ in got] == [o.token_ids for o in ref]
+
+
+def test_spec_engine_logprobs_and_stop_strings_match_plain(predictable_folder):
+    prompts = _prompts([6, 15], seed=4)
+    plain_eng = _engine(LLMEngine, predictable_folder)
+    first = _run(plain_eng, prompts, SamplingParams(max_tokens=20))
+    # Stop on the text of each output's 9th token: rounds that emit several tokens must cut at the same place.
+    stops = tuple(f" t{toks[8]} " for toks, _, _ in first)
+    sp = SamplingParams(max_tokens=20, logprobs=True, stop=stops)
+
+    def run_text(eng):
+        ids = [eng.add_request(p, sp) for p in prompts]
+        done = {}
+        while eng.has_unfinished():
+            for o in eng.step().outputs:
+                if o.finished:
+                    done[o.request_id] = o
+        return [done[i] for i in ids]
+
+    a = run_text(_engine(LLMEngine, predictable_folder))
+    b = run_text(_engine(SpecLLMEngine, predictable_folder, nextn=3))
+    for x, y in zip(a, b):
+        assert x.finish_reason == y.finish_reason == "stop"
+        assert x.text == y.text and x.token_ids == y.token_ids
+        torch.testing.assert_close(torch.tensor(y.logprobs), torch.tensor(x.logprobs), rtol=1e-4, atol=1e-5)

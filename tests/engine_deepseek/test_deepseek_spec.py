@@ -125,3 +125,19 @@ def test_sampled_spec_matches_target_distribution(small_vocab_model, sp):
     # Power: the same samples clearly reject a target that is only mildly off (temperature x1.3).
     off = SamplingParams(**{**sp.to_dict(), "temperature": sp.temperature * 1.3, "stop": ()})
     assert _chi2_pvalue(counts, _exact_dist(model, prompt, off)) < 1e-6
+
+
+def test_two_mtp_modules_are_used_in_turn(tmp_path):
+    """A checkpoint with 2 MTP modules (model.layers.3.* and .4.*): both load, drafts stay exact."""
+    model = DeepseekV3Model.from_folder(make_checkpoint(tmp_path, seed=3, predictable=0.14, eos_token_id=None,
+                                                        num_nextn_predict_layers=2))
+    assert model.num_mtp == 2
+    calls = []
+    inner = model.mtp_forward
+    model.mtp_forward = lambda k, *a: calls.append(k) or inner(k, *a)
+    prompts = _prompts([5, 17, 9])
+    sp = SamplingParams(max_tokens=20)
+    plain = SpecDecodeRunner(model).generate(prompts, sp)
+    spec = SpecDecodeRunner(model, nextn=3).generate(prompts, sp)
+    assert [o.token_ids for o in spec] == [o.token_ids for o in plain]
+    assert set(calls) == {0, 1}  # step 1 module 0, step 2 module 1, step 3 module 0 again
