@@ -5,6 +5,8 @@ draft up to nextn tokens with the MTP module(s) (spec_mtp.MTPDrafter); their ver
 then run in the same main-model forward as this step's prefill chunks. Acceptance is greedy, rejection
 sampling (temperature > 0) or the seeded synthetic mode; the computed length of a request drops back to
 its last accepted position, which is the rollback (stale rows past it are overwritten later).
+Verify rows ride on top of the scheduler's token budget (it counts one token per decoding request), and
+the blocks they need are taken at draft time; a request short of blocks drafts fewer tokens instead.
 """
 from __future__ import annotations
 

@@ -117,3 +117,34 @@ def test_checkpoint_without_mtp_loads_but_cannot_speculate(tmp_path):
     assert model.num_mtp == 0
     with pytest.raises(EngineError, match=r"needs MTP weights.*model\.layers\.3\.\*"):
         SpecDecodeRunner(model, nextn=1)
+
+
+# DeepSeek-V3's released config.json (deepseek-ai/DeepSeek-V3, minus auto_map's class paths).
+DEEPSEEK_V3_CONFIG = {
+    "architectures": ["DeepseekV3ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+    "auto_map": {}, "aux_loss_alpha": 0.001, "bos_token_id": 0, "eos_token_id": 1, "ep_size": 1,
+    "first_k_dense_replace": 3, "hidden_act": "silu", "hidden_size": 7168, "initializer_range": 0.02,
+    "intermediate_size": 18432, "kv_lora_rank": 512, "max_position_embeddings": 163840, "model_type": "deepseek_v3",
+    "moe_intermediate_size": 2048, "moe_layer_freq": 1, "n_group": 8, "n_routed_experts": 256,
+    "n_shared_experts": 1, "norm_topk_prob": True, "num_attention_heads": 128, "num_experts_per_tok": 8,
+    "num_hidden_layers": 61, "num_key_value_heads": 128, "num_nextn_predict_layers": 1, "pretraining_tp": 1,
+    "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+    "quantization_config": {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8",
+                            "weight_block_size": [128, 128]},
+    "rms_norm_eps": 1e-06, "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0,
+                                            "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096,
+                                            "type": "yarn"},
+    "rope_theta": 10000, "routed_scaling_factor": 2.5, "scoring_func": "sigmoid", "seq_aux": True,
+    "tie_word_embeddings": False, "topk_group": 4, "topk_method": "noaux_tc", "torch_dtype": "bfloat16",
+    "transformers_version": "4.33.1", "use_cache": True, "v_head_dim": 128, "vocab_size": 129280,
+}
+
+
+def test_released_deepseek_v3_config_parses():
+    import math
+    from engine.native.models.deepseek_v3_config import parse_config
+    a = parse_config(DEEPSEEK_V3_CONFIG)
+    assert a.fp8_block == (128, 128) and a.rope["rope_type"] == "yarn" and a.num_nextn_predict_layers == 1
+    assert a.latent_width == 576 and a.num_hidden_layers * a.latent_width * 2 == 70_272  # bf16 bytes/token
+    m = 0.1 * math.log(40) + 1
+    assert a.softmax_scale() == pytest.approx(192 ** -0.5 * m * m)
