@@ -65,7 +65,8 @@ class LLMEngine:
     def __init__(self, model: str | None = None, device: str | None = None, dtype: str | None = None,
                  threads: int | None = None, kv_cache_gib: float = 1.0, block_size: int = 16,
                  max_num_seqs: int = 256, max_num_batched_tokens: int = 2048, max_model_len: int | None = None,
-                 enable_prefix_caching: bool = True, max_prefill_chunk: int | None = None):
+                 enable_prefix_caching: bool = True, max_prefill_chunk: int | None = None,
+                 ignore_eos: bool = False):
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
         self.threads = set_threads(threads, self.device)
@@ -93,7 +94,8 @@ class LLMEngine:
         self.block_manager = BlockManager(self.kv.num_blocks, block_size, enable_prefix_caching)
         self.scheduler = Scheduler(self.config, self.block_manager)
         self.runner = ModelRunner(self.model, self.kv, self.device)
-        self.eos_ids = set(self.model_config.eos_token_ids)
+        # ignore_eos is for benchmarks that need a fixed number of output tokens.
+        self.eos_ids = set() if ignore_eos else set(self.model_config.eos_token_ids)
         self._seqs: dict[str, Sequence] = {}
         self._detok: dict[str, Detokenizer] = {}
         self._pending: list[RequestOutput] = []  # outputs produced outside step() (rejections, aborts)

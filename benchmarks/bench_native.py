@@ -1,0 +1,168 @@
+"""Built-in engine vs HF transformers `generate`, side by side in one run (same model file, dtype, threads).
+
+    python benchmarks/bench_native.py [--dtype bf16|fp32] [--threads 2] [--quick]
+
+Decode rates count output tokens after the first (prefill excluded); tokens/s/user = 1 / time per output token.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.base import SamplingParams  # noqa: E402
+from engine.native.llm_engine import LLMEngine  # noqa: E402
+from engine.native.model_registry import resolve_model  # noqa: E402
+
+NOTES_BANDWIDTH_GBS = 45.0  # measured on this machine kind (docs: /work/shared/NOTES.md)
+
+
+def prompts(n: int, length: int, seed: int) -> list[list[int]]:
+    g = torch.Generator().manual_seed(seed)
+    # Token ids drawn from the ordinary-text range; distinct prompts so the prefix cache never helps.
+    return [[1] + torch.randint(200, 40000, (length - 1,), generator=g).tolist() for _ in range(n)]
+
+
+def run_native(eng: LLMEngine, batch: list[list[int]], new_tokens: int) -> dict:
+    """Run a batch to completion; time steps that only decode (no prefill tokens) separately."""
+    for i, p in enumerate(batch):
+        eng.add_request(p, SamplingParams(max_tokens=new_tokens), f"b{time.perf_counter_ns()}-{i}")
+    t0 = time.perf_counter()
+    decode_s = decode_tokens = 0
+    first = None
+    while eng.has_unfinished():
+        t = time.perf_counter()
+        st = eng.step().stats
+        dt = time.perf_counter() - t
+        if st.num_prefill_tokens == 0 and st.num_decode_tokens:
+            decode_s += dt
+            decode_tokens += st.num_decode_tokens
+        elif first is None and st.num_decode_tokens == 0:
+            first = time.perf_counter() - t0
+    return {"decode_tok_s": decode_tokens / decode_s, "total_s": time.perf_counter() - t0, "ttft_s": first}
+
+
+def native_prefill(eng: LLMEngine, length: int, reps: int = 3) -> float:
+    times = []
+    for r in range(reps):
+        eng.add_request(prompts(1, length, 1000 + r)[0], SamplingParams(max_tokens=1), f"pf{r}")
+        t = time.perf_counter()
+        while eng.has_unfinished():
+            eng.step()
+        times.append(time.perf_counter() - t)
+    return length / statistics.median(times)
+
+
+def hf_decode(model, batch: list[list[int]], new_tokens: int) -> float:
+    ids = torch.tensor(batch)
+    kw = dict(attention_mask=torch.ones_like(ids), do_sample=False, pad_token_id=2)
+    with torch.inference_mode():
+        t = time.perf_counter()
+        model.generate(ids, max_new_tokens=1, min_new_tokens=1, **kw)
+        prefill_s = time.perf_counter() - t
+        t = time.perf_counter()
+        model.generate(ids, max_new_tokens=new_tokens, min_new_tokens=new_tokens, **kw)
+        total_s = time.perf_counter() - t
+    return len(batch) * (new_tokens - 1) / (total_s - prefill_s)
+
+
+def hf_prefill(model, length: int, reps: int = 3) -> float:
+    times = []
+    with torch.inference_mode():
+        for r in range(reps):
+            ids = torch.tensor(prompts(1, length, 1000 + r))
+            t = time.perf_counter()
+            model(ids, use_cache=False)
+            times.append(time.perf_counter() - t)
+    return length / statistics.median(times)
+
+
+def measured_bandwidth_gbs() -> float:
+    a = torch.ones(1 << 28, dtype=torch.uint8)  # 256 MiB
+    b = torch.empty_like(a)
+    best = 0.0
+    for _ in range(5):
+        t = time.perf_counter()
+        b.copy_(a)
+        best = max(best, 2 * a.numel() / (time.perf_counter() - t) / 1e9)  # read + write
+    return best
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dtype", default="bf16", choices=["bf16", "fp32"])
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--requests", type=int, default=64)
+    ap.add_argument("--prompt-len", type=int, default=128)
+    ap.add_argument("--new-tokens", type=int, default=256)
+    ap.add_argument("--hf-batch", type=int, default=32)
+    ap.add_argument("--prefill-len", type=int, default=2048)
+    ap.add_argument("--kv-gib", type=float, default=1.0)
+    ap.add_argument("--skip-hf", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    a = ap.parse_args()
+    if a.quick:
+        a.requests, a.new_tokens, a.hf_batch, a.prefill_len = 16, 32, 8, 512
+    torch.set_num_threads(a.threads)
+    print(f"# SmolLM2-135M, dtype {a.dtype}, {a.threads} threads, torch {torch.__version__}", flush=True)
+
+    eng = LLMEngine("smollm2-135m", device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.kv_gib,
+                    ignore_eos=True)
+    weight_bytes = sum(p.numel() * p.element_size() for p in eng.model.parameters())  # shared tensors once
+    run_native(eng, prompts(2, 32, 7), 8)  # warm-up
+    ours = {}
+    ours["batch"] = run_native(eng, prompts(a.requests, a.prompt_len, 1), a.new_tokens)["decode_tok_s"]
+    print(f"native decode, {a.requests} concurrent: {ours['batch']:.1f} tok/s", flush=True)
+    ours["single"] = run_native(eng, prompts(1, a.prompt_len, 2), a.new_tokens)["decode_tok_s"]
+    print(f"native decode, 1 stream: {ours['single']:.1f} tok/s", flush=True)
+    ours["prefill"] = native_prefill(eng, a.prefill_len)
+    print(f"native prefill {a.prefill_len}: {ours['prefill']:.0f} tok/s", flush=True)
+    rss_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1 << 20)
+    bw = measured_bandwidth_gbs()
+    del eng
+    gc.collect()
+
+    hf = {}
+    if not a.skip_hf:
+        import transformers
+        path = resolve_model("smollm2-135m").path
+        dtype = torch.bfloat16 if a.dtype == "bf16" else torch.float32
+        model = transformers.AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name,
+                                                                  dtype=dtype).eval()
+        hf["batch"] = hf_decode(model, prompts(a.hf_batch, a.prompt_len, 1), a.new_tokens)
+        print(f"HF decode, batch {a.hf_batch}: {hf['batch']:.1f} tok/s", flush=True)
+        hf["single"] = hf_decode(model, prompts(1, a.prompt_len, 2), a.new_tokens)
+        print(f"HF decode, batch 1: {hf['single']:.1f} tok/s", flush=True)
+        hf["prefill"] = hf_prefill(model, a.prefill_len)
+        print(f"HF prefill {a.prefill_len}: {hf['prefill']:.0f} tok/s", flush=True)
+
+    roof = NOTES_BANDWIDTH_GBS * 1e9 / weight_bytes
+    rows = [
+        (f"decode tok/s, native {a.requests} concurrent vs HF batch {a.hf_batch}", "batch", ">= 3x"),
+        ("decode tok/s, 1 stream vs HF batch 1", "single", ">= 2x"),
+        (f"prefill tok/s, {a.prefill_len}-token prompt", "prefill", ">= 1x"),
+    ]
+    print(f"\n| metric ({a.dtype}, {a.threads} threads) | native | HF generate | ratio | goal |")
+    print("|---|---:|---:|---:|---|")
+    for label, key, goal in rows:
+        h = hf.get(key)
+        ratio = f"{ours[key] / h:.2f}x" if h else "-"
+        print(f"| {label} | {ours[key]:.1f} | {h:.1f} | {ratio} | {goal} |" if h else
+              f"| {label} | {ours[key]:.1f} | - | - | {goal} |")
+    print(f"| 1-stream decode as a fraction of the bandwidth roofline ({weight_bytes / 1e6:.0f} MB of weights "
+          f"per step at {NOTES_BANDWIDTH_GBS:.0f} GB/s = {roof:.0f} tok/s) | {ours['single'] / roof:.0%} | | | |")
+    print(f"| peak RSS of the native run, {a.kv_gib:g} GiB KV budget | {rss_gib:.2f} GiB | | | < 2 GiB |")
+    print(f"\nmemory copy bandwidth measured now (read+write): {bw:.1f} GB/s; roofline uses {NOTES_BANDWIDTH_GBS:.0f} GB/s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
