@@ -14,10 +14,10 @@ import os
 import time
 from typing import Any, AsyncIterator
 
-import openai
-from openai import AsyncOpenAI, AsyncStream
+from openai import AsyncStream
 
 from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, StreamDelta
+from engine.openai_clients import ClientFactory, resolve_transport
 from engine.openai_endpoints import Endpoint, EndpointPool, normalise_base_url
 from engine.openai_faults import Fault, backoff_delay, classify, httpx_lib
 from engine.openai_replies import StreamState, parse_completion
@@ -64,8 +64,8 @@ class OpenAIEngine(Engine):
 
     def __init__(self, model: str, base_urls: list[str], api_key: str = PLACEHOLDER_KEY,
                  api_key_env: str = "OPENAI_API_KEY", request_timeout_s: float = 600.0, max_retries: int = 5,
-                 retry_base_delay_s: float = 1.0, max_retry_delay_s: float = 60.0, pool_shards: int = 64,
-                 connections_per_shard: int = 256, down_cooldown_s: float = 5.0,
+                 retry_base_delay_s: float = 1.0, max_retry_delay_s: float = 60.0, down_cooldown_s: float = 5.0,
+                 http_transport: str = "auto", max_connections: int = 4096, pool_shards: int = 64,
                  continuous_usage_stats: bool = False, extra_body: dict[str, Any] | None = None):
         if not model:
             raise EngineError("the openai engine needs --model: the model name the server lists at GET /v1/models")
@@ -88,9 +88,13 @@ class OpenAIEngine(Engine):
         self.max_retry_delay_s = float(max_retry_delay_s)
         self.continuous_usage_stats = continuous_usage_stats
         self.extra_body = dict(extra_body or {})
-        self._connections_per_shard = connections_per_shard
-        self._ssl_context: Any = None
-        self.pool = EndpointPool(self.base_urls, self._make_client, pool_shards, down_cooldown_s)
+        self.http_transport = resolve_transport(http_transport)
+        # aiohttp picks a pooled connection in O(1); httpx scans its whole pool per request, so it gets
+        # many small pools instead (see engine/openai_endpoints.py).
+        shards = 1 if self.http_transport == "aiohttp" else max(1, pool_shards)
+        self._factory = ClientFactory(self._api_key, self.request_timeout_s, self.http_transport,
+                                      max(1, -(-max_connections // shards)))
+        self.pool = EndpointPool(self.base_urls, self._factory, shards, down_cooldown_s)
 
     @classmethod
     def from_options(cls, options: EngineOptions) -> "OpenAIEngine":
@@ -100,25 +104,13 @@ class OpenAIEngine(Engine):
             raise EngineError("the openai engine needs --base-url, e.g. http://127.0.0.1:8000/v1 "
                               "(repeat it to spread requests over several servers)")
         env = options.api_key_env
-        known = ("max_retry_delay_s", "pool_shards", "connections_per_shard", "down_cooldown_s",
+        known = ("max_retry_delay_s", "down_cooldown_s", "http_transport", "max_connections", "pool_shards",
                  "continuous_usage_stats", "extra_body")
         tuning = {k: v for k, v in options.extra.items() if k in known}
         return cls(model=options.model, base_urls=list(options.base_urls),
                    api_key=(os.environ.get(env) if env else None) or PLACEHOLDER_KEY, api_key_env=env,
                    request_timeout_s=options.request_timeout_s, max_retries=options.max_retries,
                    retry_base_delay_s=options.retry_base_delay_s, **tuning)
-
-    def _make_client(self, url: str) -> AsyncOpenAI:
-        n = self._connections_per_shard
-        if self._ssl_context is None:  # building one costs ~70 ms; every client of this engine shares it
-            self._ssl_context = httpx_lib.create_ssl_context()
-        timeout = httpx_lib.Timeout(self.request_timeout_s, connect=min(self.request_timeout_s, 30.0), pool=None)
-        # Idle sockets are dropped after 4 s, before uvicorn-based servers (vLLM, SGLang) close theirs at 5 s,
-        # so a request is not sent on a socket the server is closing.
-        http = openai.DefaultAsyncHttpxClient(
-            timeout=timeout, verify=self._ssl_context,
-            limits=httpx_lib.Limits(max_connections=n, max_keepalive_connections=n, keepalive_expiry=4.0))
-        return AsyncOpenAI(api_key=self._api_key, base_url=url, max_retries=0, timeout=timeout, http_client=http)
 
     def redact(self, text: str) -> str:
         """Remove the API key from text bound for errors and logs (some servers echo it)."""
@@ -228,26 +220,31 @@ class OpenAIEngine(Engine):
 
     async def _probe(self, endpoint: Endpoint) -> tuple[list[str] | None, str | None]:
         """GET /models on one endpoint: (served model ids or None when unlisted, error or None)."""
-        client = self.pool.client_for(endpoint)
+        # A client of its own, closed here: check_ready may run in another event loop than the requests.
+        client = self._factory(endpoint.url)
         try:
             response = await client.get("/models", cast_to=httpx_lib.Response,
                                         options={"timeout": min(self.request_timeout_s, 10.0)})
         except Exception as exc:
-            fault = classify(exc)
-            if fault.status in (401, 403):
-                raise EngineError(self.redact(
-                    f"the server at {endpoint.name} refused the API key (HTTP {fault.status}: {fault.message}); "
-                    f"set the key in the environment variable {self.api_key_env}")) from None
-            if fault.status == 404:  # reachable, but it does not list models: nothing to check against
-                log.warning("GET %s/models answered 404; requests will go to %s/chat/completions "
-                            "(OpenAI-compatible servers usually serve both under a base URL ending in /v1)",
-                            endpoint.name, endpoint.name)
-                return None, None
-            return None, self.redact(fault.describe())
+            return self._probe_fault(endpoint, classify(exc))
+        finally:
+            await client.close()
         try:
             return [str(m["id"]) for m in json.loads(response.content)["data"]], None
         except (ValueError, KeyError, TypeError):
             return None, None
+
+    def _probe_fault(self, endpoint: Endpoint, fault: Fault) -> tuple[None, str | None]:
+        if fault.status in (401, 403):
+            raise EngineError(self.redact(
+                f"the server at {endpoint.name} refused the API key (HTTP {fault.status}: {fault.message}); "
+                f"set the key in the environment variable {self.api_key_env}"))
+        if fault.status == 404:  # reachable, but it does not list models: nothing to check against
+            log.warning("GET %s/models answered 404; requests will go to %s/chat/completions "
+                        "(OpenAI-compatible servers usually serve both under a base URL ending in /v1)",
+                        endpoint.name, endpoint.name)
+            return None, None
+        return None, self.redact(fault.describe())
 
     async def check_ready(self) -> None:
         """Raise EngineError when no base URL answers or the model is not served."""

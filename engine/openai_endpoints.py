@@ -111,11 +111,6 @@ class EndpointPool:
         shard.in_flight += 1
         return endpoint, shard
 
-    def client_for(self, endpoint: Endpoint) -> AsyncOpenAI:
-        """A client of this particular endpoint (health probes)."""
-        self._bind_loop()
-        return self._shard(endpoint).client
-
     def release(self, endpoint: Endpoint, shard: Shard) -> None:
         endpoint.in_flight -= 1
         shard.in_flight -= 1

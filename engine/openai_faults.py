@@ -4,6 +4,7 @@ from __future__ import annotations
 import email.utils
 import json
 import random
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -106,8 +107,37 @@ def _cause(exc: BaseException) -> str:
     return f"{type(cause).__name__}: {cause}"
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    while exc is not None and exc not in seen and len(seen) < 8:
+        seen.append(exc)
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return seen
+
+
+def _aiohttp_fault(exc: BaseException) -> Fault | None:
+    """Classify by the original aiohttp error: the SDK's aiohttp transport maps every connection
+    error, a server that hung up included, to httpx's ConnectTimeout, which would read as 'down'."""
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is None:  # never imported, so none of its errors can be here
+        return None
+    for e in _chain(exc):
+        if isinstance(e, aiohttp.ConnectionTimeoutError):
+            return Fault("connection", "no connection within the connect timeout", unreachable=True)
+        if isinstance(e, aiohttp.ServerTimeoutError):
+            return Fault("timeout", "no reply within the request timeout")
+        if isinstance(e, aiohttp.ClientConnectorError):
+            return Fault("connection", f"{type(e).__name__}: {e}", unreachable=True)
+        if isinstance(e, (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError)):
+            return Fault("connection", f"{type(e).__name__}: {e}")
+    return None
+
+
 def classify(exc: BaseException) -> Fault:
     """Turn an exception from one attempt into a Fault; unknown exceptions are not retried."""
+    from_aiohttp = _aiohttp_fault(exc)
+    if from_aiohttp is not None:
+        return from_aiohttp
     cause = exc.__cause__ or exc.__context__
     if isinstance(exc, httpx_lib.ConnectTimeout) or isinstance(cause, httpx_lib.ConnectTimeout):
         return Fault("connection", "no connection within the connect timeout", unreachable=True)

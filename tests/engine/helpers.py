@@ -8,8 +8,12 @@ from engine import ChatRequest, Completion, EngineOptions, SamplingParams, Strea
 from engine.openai_backend import OpenAIEngine
 
 
+HTTP_TRANSPORT = "auto"  # set per test by the http_transport fixture in tests/engine/conftest.py
+
+
 def make_engine(*base_urls: str, model: str = "test-model", max_retries: int = 2, timeout_s: float = 5.0,
                 api_key_env: str = "OPENAI_API_KEY", **extra: Any) -> OpenAIEngine:
+    extra.setdefault("http_transport", HTTP_TRANSPORT)
     options = EngineOptions(model=model, base_urls=list(base_urls), api_key_env=api_key_env,
                             request_timeout_s=timeout_s, max_retries=max_retries, retry_base_delay_s=0.01,
                             extra=extra)

@@ -9,6 +9,8 @@ from engine import EngineError, EngineOptions, create_engine
 from tests.engine.helpers import chat_once, make_engine, request
 from tests.support import Reply, ScriptedServer, fail_then, per_request
 
+pytestmark = pytest.mark.usefixtures("http_transport")
+
 
 def test_plain_success_maps_text_usage_and_latency(scripted_server: ScriptedServer):
     scripted_server.set_handler(Reply(text="The answer is \\boxed{42}."))

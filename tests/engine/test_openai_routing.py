@@ -9,6 +9,8 @@ from engine import ChatRequest, EngineError, SamplingParams
 from tests.engine.helpers import chat_once, make_engine, request
 from tests.support import Reply, ScriptedServer, echo, unused_url
 
+pytestmark = pytest.mark.usefixtures("http_transport")
+
 
 def test_check_ready_passes_when_the_model_is_served(scripted_server: ScriptedServer):
     engine = make_engine(scripted_server.base_url)
@@ -179,3 +181,10 @@ def test_a_server_without_a_model_list_is_accepted_with_a_warning(caplog: pytest
         assert "answered 404" in caplog.text and "/v1" in caplog.text
         completion = chat_once(engine)
     assert completion.finish_reason == "error" and "HTTP 404" in completion.error
+
+
+def test_the_requested_http_transport_is_used(http_transport: str, scripted_server: ScriptedServer):
+    engine = make_engine(scripted_server.base_url)
+    assert engine.http_transport == http_transport and chat_once(engine).text == "ok"
+    with pytest.raises(EngineError, match="unknown http_transport 'curl'"):
+        make_engine(scripted_server.base_url, http_transport="curl")
