@@ -17,7 +17,7 @@ def torch_dtype(name: str) -> torch.dtype:
 def check_device(device: str) -> str:
     kind = device.split(":")[0]
     if kind == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r} requested but CUDA is not available here (use a CPU tag, e.g. ve-224)")
+        raise ValueError(f"device {device!r} requested but CUDA is not available here (use a CPU-scale tag: pe-2k, ce-2k or ve-224)")
     if kind == "npu":
         try:
             import torch_npu  # noqa: F401

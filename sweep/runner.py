@@ -146,7 +146,8 @@ def run_sweep(impl: SweepKind, cfg: SweepConfig, ranks: Ranks, out_dir: Path, co
 
 _HEADLINE = ("latency_ms", "input_tokens_per_s_per_gpu", "cached_tokens", "tokens_per_s_per_user",
              "output_tokens_per_s_per_gpu", "acceptance_length", "images_per_s_per_gpu", "patches_per_s_per_gpu",
-             "ttft_ms_p50", "tpot_ms_p50", "e2e_ms_p99", "goodput_rps", "failed", "client_loop_lag_ms_p99")
+             "ttft_ms_p50", "tpot_ms_p50", "e2e_ms_p99", "goodput_rps", "failed", "client_loop_lag_ms_p99",
+             "client_limited")
 
 
 def _summary_line(record: SweepRecord) -> str:

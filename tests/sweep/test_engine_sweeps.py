@@ -101,9 +101,9 @@ def test_nextn_on_a_model_without_draft_heads_is_refused(tiny_model, tmp_path: P
 @pytest.mark.slow
 def test_smollm2_decode_and_prefill_cpu_scale(tmp_path: Path):
     """The real default model through both sweeps at a small scale."""
-    pre = write_config(tmp_path, "s-pre", 'kind = "prefill"\nmodel = "smollm2-135m"\ncontext = 64\n'
+    pre = write_config(tmp_path, "s-pre", 'kind = "prefill"\nmodel = "smollm2-135m"\nthreads = 1\ncontext = 64\n'
                                           'warmup_steps = 1\nmeasured_steps = 1\npoints = [32, 64]\n')
-    dec = write_config(tmp_path, "s-dec", 'kind = "decode"\nmodel = "smollm2-135m"\ncontext = 32\n'
+    dec = write_config(tmp_path, "s-dec", 'kind = "decode"\nmodel = "smollm2-135m"\nthreads = 1\ncontext = 32\n'
                                           'warmup_steps = 1\nmeasured_steps = 2\npoints = [1, 2]\n')
     assert run_cli("prefill", str(pre), "--out-dir", str(tmp_path)) == 0
     assert run_cli("decode", str(dec), "--out-dir", str(tmp_path)) == 0
