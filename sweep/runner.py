@@ -124,13 +124,16 @@ def run_sweep(impl: SweepKind, cfg: SweepConfig, ranks: Ranks, out_dir: Path, co
             record.reason = "; ".join(f"rank {r}: {why}" for r, _, why in failures)
         else:
             measurements = [m for _, _, m in gathered]
-            step_times, work = _reduce(measurements)
-            outcome = impl.summarise(point, step_times, work, [m.info for m in measurements], ranks.world_size)
-            record.metrics = outcome.metrics
-            record.definitions = outcome.definitions
-            record.denominators = outcome.denominators
-            record.cost = cost_block(outcome.cost_rates, cost)
-            record.steps = outcome.steps or {"warmup": cfg.warmup_steps, "measured": len(step_times)}
+            try:
+                step_times, work = _reduce(measurements)
+                outcome = impl.summarise(point, step_times, work, [m.info for m in measurements], ranks.world_size)
+                record.metrics = outcome.metrics
+                record.definitions = outcome.definitions
+                record.denominators = outcome.denominators
+                record.cost = cost_block(outcome.cost_rates, cost)
+                record.steps = outcome.steps or {"warmup": cfg.warmup_steps, "measured": len(step_times)}
+            except Exception as exc:  # e.g. a zero step time: record it rather than lose the sweep
+                record.status, record.reason = "error", f"summarising: {type(exc).__name__}: {exc}"
         record.wall_s = round(time.perf_counter() - t0, 3)
         if ranks.is_main:
             results.append(record)

@@ -142,9 +142,9 @@ class ServeSweep:
             tasks = []
             arrivals = random.Random(self.cfg.seed + 1)
             for i in range(n):
-                tasks.append(asyncio.create_task(one(i)))
-                if rate:  # Poisson arrivals: exponential gaps with mean 1 / rate
+                if rate and i:  # Poisson arrivals: exponential gaps with mean 1 / rate
                     await asyncio.sleep(arrivals.expovariate(rate))
+                tasks.append(asyncio.create_task(one(i)))
             results = await asyncio.gather(*tasks)
             wall = time.perf_counter() - t0
             await monitor.stop()

@@ -80,7 +80,7 @@ def test_request_rates_use_poisson_arrivals(tmp_path: Path):
         assert run_cli("serve", str(cfg), "--base-url", server.base_url, "--out-dir", str(tmp_path)) == 0
     (r,) = read_records(tmp_path / "tiny-serve" / "results.jsonl")
     assert r["point"]["rate"] == 20.0 and r["metrics"]["completed"] == 6
-    # six arrivals at 20/s take ~0.25 s on average; all at once would take ~0.04 s
+    # five gaps at 20/s take ~0.25 s on average; all at once the six requests would take ~0.04 s
     assert r["metrics"]["wall_s"] > 0.08
 
 
