@@ -218,3 +218,12 @@ def test_spec_engine_logprobs_and_stop_strings_match_plain(predictable_folder):
         assert x.finish_reason == y.finish_reason == "stop"
         assert x.text == y.text and x.token_ids == y.token_ids
         torch.testing.assert_close(torch.tensor(y.logprobs), torch.tensor(x.logprobs), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("nextn", [0, 3])
+def test_engine_tokens_do_not_depend_on_batch(tiny_folder, nextn):
+    prompts = _prompts([9, 3, 30, 17, 5, 41, 12, 2], seed=4)
+    sp = SamplingParams(max_tokens=10)
+    alone = _run(_engine(SpecLLMEngine, tiny_folder, nextn=nextn), [prompts[2]], sp)[0][0]
+    batch = _run(_engine(SpecLLMEngine, tiny_folder, nextn=nextn, max_num_batched_tokens=24), prompts, sp)
+    assert batch[2][0] == alone
