@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from engine.native.vision import VisionConfig, VisionEncoder, load_vision_encoder
+from engine.native.vision import VisionConfig, VisionEncoder, load_vision_encoder, read_vision_config
 from sweep.config import SweepConfig
 from sweep.devices import check_device, gpus_note, torch_dtype
 from sweep.runner import Measurement, Outcome
@@ -29,17 +29,21 @@ class EncoderSweep:
         self.cfg = cfg
         self.device = check_device(device)
         self.dtype = torch_dtype(cfg.dtype)
-        self.vcfg = VisionConfig.from_dict(vision, f"{cfg.path} [vision]") if not self.weights else None
+        if self.weights:
+            if vision:
+                raise ValueError(f"{cfg.path}: [vision] weights comes with its own config.json; "
+                                 f"drop the other keys ({', '.join(sorted(vision))})")
+            self.vcfg = read_vision_config(self.weights)
+        else:
+            self.vcfg = VisionConfig.from_dict(vision, f"{cfg.path} [vision]")
         self.model: VisionEncoder | None = None
 
     def points(self) -> list[dict[str, Any]]:
-        size = self.vcfg.image_size if self.vcfg else self.cfg.vision.get("image_size")
-        return [{"images": n, "image_size": size} for n in self.cfg.points]
+        return [{"images": n, "image_size": self.vcfg.image_size} for n in self.cfg.points]
 
     def setup(self) -> None:
         if self.weights:
             self.model = load_vision_encoder(self.weights, self.dtype, self.device)
-            self.vcfg = self.model.config
         else:
             model = VisionEncoder(self.vcfg).init_random(self.cfg.seed)
             self.model = model.to(device=self.device, dtype=self.dtype).eval()
@@ -47,7 +51,7 @@ class EncoderSweep:
     def describe(self) -> dict[str, Any]:
         params = sum(p.numel() for p in self.model.parameters()) if self.model else None
         return {"encoder": f"vit {'(' + str(self.weights) + ')' if self.weights else '(random weights)'}",
-                "vision_config": self.vcfg.to_dict() if self.vcfg else None, "parameters": params}
+                "vision_config": self.vcfg.to_dict(), "parameters": params}
 
     def measure(self, point: dict[str, Any], trace_path: Path | None) -> Measurement:
         c = self.vcfg

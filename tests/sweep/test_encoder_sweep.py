@@ -84,3 +84,17 @@ def test_profile_writes_trace_and_marks_records(tiny_encoder, tmp_path: Path, mo
     monkeypatch.setenv("PROFILE", "0")
     assert run_cli("encoder", str(cfg), "--out-dir", str(tmp_path / "out")) == 0
     assert [x["profiled"] for x in read_records(folder / "results.jsonl")] == [True, False]
+
+
+def test_encoder_sweep_times_saved_weights(tmp_path: Path):
+    from engine.native.vision import VisionConfig, VisionEncoder, save_vision_encoder
+    from tests.sweep.conftest import write_config
+
+    cfg = VisionConfig(image_size=48, patch_size=16, hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64)
+    folder = save_vision_encoder(VisionEncoder(cfg).init_random(1), tmp_path / "vit")
+    tag = write_config(tmp_path, "vit-saved", f'kind = "encoder"\nthreads = 1\nmeasured_steps = 1\npoints = [2]\n'
+                                              f'[vision]\nweights = "{folder}"\n')
+    assert run_cli("encoder", str(tag), "--out-dir", str(tmp_path / "out")) == 0
+    (r,) = read_records(tmp_path / "out" / "vit-saved" / "results.jsonl")
+    assert r["status"] == "ok" and r["point"] == {"images": 2, "image_size": 48}
+    assert r["metrics"]["patches_per_image"] == 9 and str(folder) in r["provenance"]["encoder"]

@@ -7,7 +7,7 @@ initialisation is allowed for timing. Used by the encoder sweep.
 from __future__ import annotations
 
 from engine.native.vision.config import VisionConfig
-from engine.native.vision.loader import load_vision_encoder, save_vision_encoder
+from engine.native.vision.loader import load_vision_encoder, read_vision_config, save_vision_encoder
 from engine.native.vision.model import VisionEncoder
 
-__all__ = ["VisionConfig", "VisionEncoder", "load_vision_encoder", "save_vision_encoder"]
+__all__ = ["VisionConfig", "VisionEncoder", "load_vision_encoder", "read_vision_config", "save_vision_encoder"]

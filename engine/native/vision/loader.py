@@ -34,6 +34,11 @@ def _read_config(folder: Path) -> tuple[VisionConfig, bool]:
     return VisionConfig.from_dict(data, str(path)), False
 
 
+def read_vision_config(folder: str | Path) -> VisionConfig:
+    """The VisionConfig of a saved encoder folder (ours or HF ViT), without loading tensors."""
+    return _read_config(Path(folder))[0]
+
+
 def _from_hf(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     """HF ViTModel names -> ours; q, k, v fused into one qkv projection; pooler dropped."""
     out: dict[str, torch.Tensor] = {}
