@@ -1,11 +1,11 @@
 """Base URLs and their HTTP clients: least-in-flight load balancing and failover on dead servers.
 
-Each base URL gets several small client pools ("shards") instead of one large one: httpcore scans
-every pooled connection on each request, so one pool of 256 connections costs O(256) per request
-and capped this backend near 250 requests/s on 2 cores. A new shard opens only when every shard
-already has SHARD_TARGET requests in flight, so a light user pays for one client.
-Clients are bound to the event loop that first uses them, so they are rebuilt when the loop changes
-(a CLI that runs check_ready() and the stage in two asyncio.run calls keeps working).
+With the httpx transport each base URL gets several small client pools ("shards") instead of one
+large one: httpcore scans every pooled connection on each request, so one pool of 256 connections
+costs O(256) per request (~240 requests/s at concurrency 256 on 2 cores; docs/performance.md).
+A new shard opens only when every shard has SHARD_TARGET requests in flight, so a light user pays
+for one client; the aiohttp transport needs no shards and gets one.
+Clients are bound to the event loop that first uses them, so they are rebuilt when the loop changes.
 """
 from __future__ import annotations
 
