@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
-from engine.base import ChatRequest, Completion, StreamDelta
+from engine.base import ChatRequest, Completion
 from engine.server.adapter import ServingAdapter
 from engine.server.admission import Admission
 from engine.server.metrics import ServerMetrics

@@ -4,7 +4,7 @@ from __future__ import annotations
 import bisect
 import math
 import threading
-from typing import Any, Callable
+from typing import Any
 
 # Bucket edges in seconds, close to vLLM's, with finer steps where CPU decoding lands.
 TTFT_BUCKETS = (0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0)
@@ -122,5 +122,3 @@ def parse_metrics(text: str) -> dict[str, float]:
             out[name] = float(value)
     return out
 
-
-StatsFn = Callable[[], dict[str, Any]]

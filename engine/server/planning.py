@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Union
 
 from engine.base import SamplingParams
@@ -38,7 +38,6 @@ class Plan:
     logprobs: bool
     constraint_factory: Callable[[], Any] | None = None
     continuous_usage: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _messages(body: ChatCompletionRequest, adapter: ServingAdapter) -> list[dict[str, Any]]:

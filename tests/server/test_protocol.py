@@ -147,3 +147,16 @@ def test_continuous_usage_stats_count_up_in_every_chunk(server):
     counts = [e["usage"]["completion_tokens"] for e in events if e["choices"]]
     assert counts == sorted(counts) and counts[-1] == 5
     assert events[-1]["choices"] == [] and events[-1]["usage"]["completion_tokens"] == 5
+
+
+def test_an_engine_failure_inside_a_stream_is_an_error_event_then_done():
+    with fake_server(FakeEngine(fail_on="explode")) as srv:
+        body = {"model": "fake", "messages": [{"role": "user", "content": "explode"}], "stream": True}
+        with httpx.stream("POST", srv.base_url + "/chat/completions", json=body) as r:
+            data = [line[6:] for line in r.iter_lines() if line.startswith("data: ")]
+        assert data[-1] == "[DONE]"
+        errors = [json.loads(d)["error"] for d in data[:-1] if "error" in json.loads(d)]
+        assert errors and errors[0]["message"] == "scripted failure"
+        finals = [json.loads(d)["choices"][0]["finish_reason"] for d in data[:-1]
+                  if json.loads(d).get("choices") and json.loads(d)["choices"][0]["finish_reason"]]
+        assert finals == ["error"]
