@@ -143,3 +143,26 @@ kv_cache_gib = 0.01
     assert m["tokens_per_s_per_user"] == pytest.approx(m["acceptance_length"] * 1e3 / m["latency_ms"])
     assert "1 + p + p^2" in r["definitions"]["acceptance"]
     assert_chart(tmp_path / "tiny-mtp" / "pareto.png")
+
+
+@pytest.mark.slow
+def test_decode_under_torchrun_two_ranks(tiny_model, tmp_path: Path):
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    cfg = decode_config(tmp_path, tiny_model, "[1, 4]")
+    cfg.write_text(cfg.read_text() + "[parallel]\ndp = 2\n")
+    env = {**os.environ, "OUT_DIR": str(tmp_path / "out"), "PYTHON": sys.executable}
+    proc = subprocess.run(["bash", str(root / "sweep" / "run_sweep.sh"), "decode", str(cfg)], env=env,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    records = read_records(tmp_path / "out" / "tiny-dec" / "results.jsonl")
+    assert [r["point"]["requests"] for r in records] == [1, 4]
+    for r in records:
+        m = r["metrics"]
+        assert r["status"] == "ok" and r["provenance"]["parallel"]["world_size"] == 2
+        # two ranks of R requests each over the slowest rank's step time, divided by 2 devices
+        assert m["output_tokens_per_s"] == pytest.approx(2 * r["point"]["requests"] * 1e3 / m["latency_ms"])
+        assert m["output_tokens_per_s_per_gpu"] == pytest.approx(m["output_tokens_per_s"] / 2)

@@ -116,3 +116,20 @@ def test_server_without_usage_falls_back_to_counting_chunks(tmp_path: Path):
                        "--out-dir", str(tmp_path)) == 0
     (r,) = read_records(tmp_path / "tiny-serve" / "results.jsonl")
     assert r["metrics"]["token_source"] == ["chunks"] and r["metrics"]["output_tokens_per_request"] == 5
+
+
+def test_goodput_counts_only_requests_within_the_slos(tmp_path: Path):
+    # TTFT is ~150 ms by script: an 80 ms TTFT SLO fails every request, a 1 s one passes them all
+    reply = Reply(text="a b c d", delay_s=DELAY_S, token_delay_s=0.01)
+    strict = serve_config(tmp_path, "[2]").read_text().replace("ttft_ms = 1000", "ttft_ms = 80")
+    (tmp_path / "tiny-serve.toml").write_text(strict)
+    with ScriptedServer(reply, model="m") as server:
+        assert run_cli("serve", str(tmp_path / "tiny-serve.toml"), "--base-url", server.base_url,
+                       "--out-dir", str(tmp_path / "strict")) == 0
+        assert run_cli("serve", str(serve_config(tmp_path, "[2]")), "--base-url", server.base_url,
+                       "--out-dir", str(tmp_path / "loose")) == 0
+    strict_m = read_records(tmp_path / "strict" / "tiny-serve" / "results.jsonl")[0]["metrics"]
+    loose_m = read_records(tmp_path / "loose" / "tiny-serve" / "results.jsonl")[0]["metrics"]
+    assert strict_m["goodput_fraction"] == 0.0 and strict_m["goodput_rps"] == 0.0
+    assert loose_m["goodput_fraction"] == 1.0
+    assert loose_m["goodput_rps"] == pytest.approx(loose_m["request_throughput_rps"])
