@@ -8,6 +8,7 @@ aiohttp needed about half the client CPU per request of httpx on the 2-core deve
 from __future__ import annotations
 
 import importlib.util
+import os
 from typing import Any, Callable
 
 import openai
@@ -17,6 +18,7 @@ from engine.base import EngineError
 from engine.openai_faults import httpx_lib
 
 TRANSPORTS = ("auto", "aiohttp", "httpx")
+_PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
 KEEPALIVE_S = 4.0  # below the 5 s after which uvicorn-based servers (vLLM, SGLang) close idle sockets
 
 
@@ -24,12 +26,19 @@ def aiohttp_available() -> bool:
     return importlib.util.find_spec("aiohttp") is not None and hasattr(openai, "DefaultAioHttpClient")
 
 
+def proxy_configured() -> bool:
+    return any(os.environ.get(v) for n in _PROXY_VARS for v in (n, n.lower()))
+
+
 def resolve_transport(name: str) -> str:
-    """'auto' -> 'aiohttp' when installed, else 'httpx'; an unusable explicit choice is an EngineError."""
+    """'auto' -> 'aiohttp' when installed, else 'httpx'; an unusable explicit choice is an EngineError.
+
+    'auto' keeps httpx when a proxy is set in the environment: the SDK's aiohttp transport ignores it.
+    """
     if name not in TRANSPORTS:
         raise EngineError(f"unknown http_transport {name!r}; valid: {', '.join(TRANSPORTS)}")
     if name == "auto":
-        return "aiohttp" if aiohttp_available() else "httpx"
+        return "aiohttp" if aiohttp_available() and not proxy_configured() else "httpx"
     if name == "aiohttp" and not aiohttp_available():
         raise EngineError("http_transport 'aiohttp' needs the aiohttp package: pip install 'openai[aiohttp]'")
     return name

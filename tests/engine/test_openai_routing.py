@@ -6,6 +6,7 @@ import asyncio
 import pytest
 
 from engine import ChatRequest, EngineError, SamplingParams
+from engine.openai_clients import aiohttp_available, resolve_transport
 from tests.engine.helpers import chat_once, make_engine, request
 from tests.support import Reply, ScriptedServer, echo, unused_url
 
@@ -188,3 +189,11 @@ def test_the_requested_http_transport_is_used(http_transport: str, scripted_serv
     assert engine.http_transport == http_transport and chat_once(engine).text == "ok"
     with pytest.raises(EngineError, match="unknown http_transport 'curl'"):
         make_engine(scripted_server.base_url, http_transport="curl")
+
+
+def test_auto_transport_keeps_httpx_when_a_proxy_is_configured(monkeypatch: pytest.MonkeyPatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert resolve_transport("auto") == ("aiohttp" if aiohttp_available() else "httpx")
+    monkeypatch.setenv("https_proxy", "http://proxy.internal:3128")
+    assert resolve_transport("auto") == "httpx"  # the aiohttp transport would ignore the proxy
