@@ -143,15 +143,21 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
             raise APIError(500, failure, code="engine_error")
         return JSONResponse(full_response(rt, plan, completions))
 
+    async def _plan(planner: Any, body: Any) -> Any:
+        check_model(body.model, served)
+        if body.response_format is not None and body.response_format.type != "text":
+            # Compiling a grammar (and importing xgrammar the first time) takes milliseconds to seconds:
+            # off the event loop, so other streams keep flowing.
+            return await asyncio.to_thread(planner, body, adapter, body.model)
+        return planner(body, adapter, body.model)
+
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request, body: ChatCompletionRequest) -> Response:
-        check_model(body.model, served)
-        return await _serve(request, plan_chat(body, adapter, body.model))
+        return await _serve(request, await _plan(plan_chat, body))
 
     @app.post("/v1/completions")
     async def completions(request: Request, body: CompletionRequest) -> Response:
-        check_model(body.model, served)
-        return await _serve(request, plan_completion(body, adapter, body.model))
+        return await _serve(request, await _plan(plan_completion, body))
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:

@@ -139,3 +139,24 @@ def test_ignore_eos_yields_exactly_max_tokens(native):
                                   extra_body={"ignore_eos": True})
     assert r.usage.completion_tokens == 40 and r.choices[0].finish_reason == "length"
     assert r.choices[0].message.content.startswith(short.choices[0].message.content)
+
+
+def test_the_front_end_answers_while_the_engine_is_busy(native):
+    body = {"model": MODEL, "messages": [{"role": "user", "content": "Count to a thousand."}], "max_tokens": 400,
+            "temperature": 0, "stream": True, "ignore_eos": True}
+    latencies = []
+    with httpx.Client(timeout=60) as c, c.stream("POST", native.base_url + "/chat/completions", json=body) as r:
+        lines = r.iter_lines()
+        seen = 0
+        for line in lines:
+            if '"content":"' in line and '"content":""' not in line:
+                seen += 1
+                if seen % 5 == 0:  # between engine steps and during them
+                    t0 = time.perf_counter()
+                    assert httpx.get(native.root_url + "/health").status_code == 200
+                    latencies.append(time.perf_counter() - t0)
+                if seen == 30:
+                    break
+    # If the engine stepped on the event loop, each probe would wait for whole steps or the whole reply.
+    assert len(latencies) == 6 and sorted(latencies)[len(latencies) // 2] < 0.5
+    assert wait_for(lambda: metrics(native)["harness_kv_blocks_used"] == 0)
