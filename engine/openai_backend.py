@@ -163,8 +163,8 @@ class OpenAIEngine(Engine):
             retry.attempts += 1
             endpoint, shard = self.pool.acquire(retry.dead)
             try:
-                # The raw response skips the SDK's per-request model building (~1 ms) and lets a reply
-                # that is not an OpenAI completion be classified here as malformed.
+                # A raw post skips the SDK's parameter transform and response models (measurably
+                # cheaper per request) and lets a reply that is no completion be classified as malformed.
                 response = await shard.client.post("/chat/completions", body=body, cast_to=httpx_lib.Response)
                 completion = parse_completion(response.content)
             except Exception as exc:

@@ -25,7 +25,7 @@ class Reply:
     status: int = 200                  # 4xx/5xx answer with an OpenAI-style error body
     delay_s: float = 0.0               # before the response starts (timeouts, TTFT)
     token_delay_s: float = 0.0         # streaming: pause between chunks (TPOT)
-    chunks: list[str] | None = None    # streaming pieces (join them to `text`); default: text's word-ish tokens
+    chunks: list[str] | None = None    # streaming pieces; default: text's word-ish tokens (text defaults to their join)
     chunk_tokens: list[int] | None = None  # tokens each chunk carries (default 1 each)
     finish_reason: str = "stop"
     prompt_tokens: int | None = None   # default: word-ish tokens of the prompt text
@@ -36,9 +36,13 @@ class Reply:
     retry_after: float | None = None   # Retry-After header value in seconds
     error_message: str | None = None   # message of the error body for status >= 400
     headers: dict[str, str] | None = None
-    logprobs: list[float] | None = None  # per chunk; default -0.5 each when the request asks
+    logprobs: list[float] | None = None  # per chunk (whole reply: per word-ish token); default -0.5 each
     json_schema_ok: bool = True        # False: a request with response_format gets 400
     reasoning: str | None = None       # sent as message.reasoning_content (vLLM/DeepSeek style)
+
+    def __post_init__(self) -> None:
+        if self.chunks is not None and self.text == "ok":  # so a streamed and a whole reply agree
+            self.text = "".join(self.chunks)
 
     def pieces(self) -> list[str]:
         return list(self.chunks) if self.chunks is not None else wordish_tokens(self.text)
