@@ -109,6 +109,8 @@ def _constraint(fmt: ResponseFormat | None, adapter: ServingAdapter, ignore_eos:
         return adapter.compile_response_format(fmt.type, fmt.json_schema.schema_ if fmt.json_schema else None)
     except ValueError as exc:
         raise APIError(400, f"invalid response_format: {exc}", param="response_format.json_schema.schema") from exc
+    except RuntimeError as exc:  # the grammar library is not installed
+        raise APIError(400, f"response_format is unavailable on this server: {exc}", param="response_format") from exc
 
 
 def check_model(name: str, served: set[str]) -> None:

@@ -119,3 +119,13 @@ def test_unknown_fields_are_ignored(srv):
 def test_ignore_eos_on_an_engine_without_the_hook_is_a_400(srv):
     r = httpx.post(srv.base_url + "/chat/completions", json=chat(ignore_eos=True))
     assert r.status_code == 400 and r.json()["error"]["param"] == "ignore_eos"
+
+
+def test_structured_output_without_a_grammar_library_is_a_400_not_a_crash():
+    with fake_server() as srv:
+        def unavailable(kind, schema):
+            raise RuntimeError("constrained decoding needs the `xgrammar` package (pip install xgrammar)")
+        srv.fake.compile_response_format = unavailable
+        r = httpx.post(srv.base_url + "/chat/completions", json=chat(response_format={"type": "json_object"}))
+        assert r.status_code == 400 and r.json()["error"]["param"] == "response_format"
+        assert "xgrammar" in r.json()["error"]["message"]
