@@ -95,7 +95,6 @@ class NativeEngine(Engine):
         for rid in list(self._sinks):
             self.engine.abort(rid)
             self._deliver(rid, EngineError(error))
-        self.engine.step()  # drain the abort outputs
 
     # ---- Engine API -------------------------------------------------------------------------------
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:

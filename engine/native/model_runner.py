@@ -72,7 +72,8 @@ class ModelRunner:
         row_of = {}
         r = 0
         for i in dec:
-            row_of[i] = r
+            if seqs[i].num_computed_tokens + 1 == seqs[i].num_tokens:  # not a 1-token chunk mid-prompt
+                row_of[i] = r
             r += 1
         for i in pre:
             r += counts[i]

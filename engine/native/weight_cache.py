@@ -86,7 +86,9 @@ def _convert(model: ResolvedModel, dtype: torch.dtype) -> LoadedWeights:
         tensors = read_hf_tensors(model.path)
         tk_json, template, special = tok.from_hf_folder(model.path)
     from engine.native.models import model_class
-    tensors = model_class(config.architecture).convert_weights(config, tensors)
-    tensors = {k: v.to(dtype) for k, v in tensors.items()}
+    cls = model_class(config.architecture)
+    tensors = cls.convert_weights(config, tensors)
+    keep_fp32 = tuple(getattr(cls, "FP32_WEIGHTS", ()))  # e.g. MoE router weights, kept fp32 as in HF
+    tensors = {k: v.float() if keep_fp32 and k.endswith(keep_fp32) else v.to(dtype) for k, v in tensors.items()}
     return LoadedWeights(config=config, tensors=tensors, tokenizer_json=tk_json, chat_template=template,
                          special_tokens=special, sha256=sha, from_cache=False)

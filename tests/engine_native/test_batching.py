@@ -43,6 +43,11 @@ def test_same_tokens_across_cache_and_chunking_modes(mixed_ids, alone, kw):
     assert (llm.engine.kv_stats()["prefix_cache_hit_rate"] > 0) == kw["enable_prefix_caching"]
 
 
+def test_one_token_prefill_chunks_give_same_tokens(mixed_ids, alone):
+    llm = _engine(max_prefill_chunk=1, enable_prefix_caching=False)
+    assert llm.generate([mixed_ids[0]], SHORT)[0].token_ids == alone[0][:12]
+
+
 def test_prefix_cache_hit_gives_same_tokens(llm32, mixed_ids, alone):
     before = llm32.engine.block_manager.hits
     out = llm32.generate([mixed_ids[19]], GREEDY)[0]  # its prompt blocks are cached from earlier runs

@@ -51,6 +51,8 @@ class MTPModule(nn.Module):
 class DeepseekV3Model(nn.Module):
     """Main model plus MTP modules; forward returns final-norm hidden states, compute_logits the vocab logits."""
 
+    FP32_WEIGHTS = FP32_PARAMS  # the engine's weight cache keeps these fp32 whatever the model dtype
+
     def __init__(self, args: DeepseekV3Args, num_mtp: int):
         super().__init__()
         self.args = args
