@@ -9,6 +9,8 @@ from sweep.config import SweepConfig
 
 ENGINE_KEYS = {"kv_cache_gib", "block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len",
                "enable_prefix_caching", "max_prefill_chunk"}
+# Workload keys that live in [engine] but shape the sweep's prompts, not the engine.
+SWEEP_KEYS = {"decode_fill", "cached_prefix"}
 
 
 def build_engine(cfg: SweepConfig, device: str, engine_cls: Any = None, **overrides: Any):
@@ -16,7 +18,7 @@ def build_engine(cfg: SweepConfig, device: str, engine_cls: Any = None, **overri
     if engine_cls is None:
         from engine.native.llm_engine import LLMEngine as engine_cls
 
-    options = {k: v for k, v in cfg.engine.items() if k not in ("decode_fill",)}
+    options = {k: v for k, v in cfg.engine.items() if k not in SWEEP_KEYS}
     unknown = sorted(set(options) - ENGINE_KEYS)
     if unknown:
         raise ValueError(f"{cfg.path}: unknown [engine] key(s) {', '.join(unknown)}; valid: {', '.join(sorted(ENGINE_KEYS))}")

@@ -20,7 +20,8 @@ DEFINITIONS = {
     "latency_ms": "median wall time of one engine step (prefill only), device-synchronised (ms)",
     "input_tokens_per_s_per_gpu": ("non-cached prompt tokens computed in the measured steps / their total time, "
                                    "per device (whole rounds, so every context offset counts)"),
-    "cached_tokens": "prompt tokens served from the prefix cache during measured steps (not in the rate)",
+    "cached_tokens": ("prompt tokens served from the prefix cache during measured steps (not in the rate; "
+                      "engine.cached_prefix sets a shared prefix, else prompts are distinct)"),
     "context_prefill_s": "time to prefill one whole prompt of `context` tokens (sum of its steps)",
 }
 
@@ -33,6 +34,11 @@ class PrefillSweep:
             raise ValueError(f"{cfg.path}: prefill needs a context length (config 'context' or --context)")
         self.cfg, self.device = cfg, check_device(device)
         self.engine = None
+        # Tokens at the start of every prompt that the prefix cache already holds (0: none).
+        self.cached_prefix = int(cfg.engine.get("cached_prefix", 0))
+        if not 0 <= self.cached_prefix < cfg.context:
+            raise ValueError(f"{cfg.path}: engine.cached_prefix must be in [0, context), got {self.cached_prefix}")
+        self._prefix: list[int] = []
 
     def points(self) -> list[dict[str, Any]]:
         return [{"batch_tokens": b, "context": self.cfg.context} for b in self.cfg.points]
@@ -43,16 +49,22 @@ class PrefillSweep:
         if self.cfg.context >= self.engine.config.max_model_len:
             raise ValueError(f"context {self.cfg.context} must be below the model's length {self.engine.config.max_model_len}")
         self.prompts = PromptMaker(self.engine.model_config.vocab_size, self.cfg.seed)
+        if self.cached_prefix:
+            if not self.engine.config.enable_prefix_caching:
+                raise ValueError(f"{self.cfg.path}: engine.cached_prefix needs enable_prefix_caching = true")
+            self._prefix = self.prompts.tokens(self.cached_prefix)
 
     def describe(self) -> dict[str, Any]:
-        return describe(self.engine) if self.engine else {}
+        return {**describe(self.engine), "cached_prefix": self.cached_prefix} if self.engine else {}
 
     def _round(self, batch_tokens: int, prompt_len: int) -> list[tuple[float, int, int]]:
         """Prefill whole prompts with `batch_tokens` per step; (seconds, computed, cached) per step."""
         self.engine.scheduler.config.max_num_batched_tokens = batch_tokens
         n = max(1, batch_tokens // prompt_len)
         for _ in range(n):  # max_tokens=1: each request ends with its prefill step
-            self.engine.add_request(self.prompts.tokens(prompt_len), SamplingParams(max_tokens=1))
+            prefix = self._prefix[:prompt_len - 1]
+            prompt = prefix + self.prompts.tokens(prompt_len - len(prefix))
+            self.engine.add_request(prompt, SamplingParams(max_tokens=1))
         steps = []
         while self.engine.has_unfinished():
             synchronize(self.device)
@@ -71,7 +83,9 @@ class PrefillSweep:
     def measure(self, point: dict[str, Any], trace_path: Path | None) -> Measurement:
         b, ctx = point["batch_tokens"], point["context"]
         warm = min(ctx, b * max(1, self.cfg.warmup_steps))
-        if self.cfg.warmup_steps:
+        if self.cached_prefix:  # put the shared prefix in the cache, untimed
+            warm = max(warm, self.cached_prefix + 1)
+        if self.cfg.warmup_steps or self.cached_prefix:
             try:
                 self._round(b, warm)
             finally:

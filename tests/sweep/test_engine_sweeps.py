@@ -166,3 +166,17 @@ def test_decode_under_torchrun_two_ranks(tiny_model, tmp_path: Path):
         # two ranks of R requests each over the slowest rank's step time, divided by 2 devices
         assert m["output_tokens_per_s"] == pytest.approx(2 * r["point"]["requests"] * 1e3 / m["latency_ms"])
         assert m["output_tokens_per_s_per_gpu"] == pytest.approx(m["output_tokens_per_s"] / 2)
+
+
+def test_prefill_with_a_cached_prefix_counts_cached_tokens_apart(tiny_model, tmp_path: Path):
+    cfg = prefill_config(tmp_path, tiny_model, "[64]")
+    cfg.write_text(cfg.read_text() + "cached_prefix = 32\n")
+    assert run_cli("prefill", str(cfg), "--out-dir", str(tmp_path)) == 0
+    (r,) = read_records(tmp_path / "tiny-pre" / "results.jsonl")
+    m = r["metrics"]
+    # each 64-token prompt: 32 tokens (two blocks) from the cache, 32 computed in one step
+    assert r["status"] == "ok" and m["measured_steps"] == 2
+    assert m["tokens_per_step"] == 32 and m["cached_tokens"] == 2 * 32
+    total_s = sum(m["step_times_ms"]) / 1e3
+    assert m["input_tokens_per_s_per_gpu"] == pytest.approx(2 * 32 / total_s)
+    assert r["provenance"]["cached_prefix"] == 32
