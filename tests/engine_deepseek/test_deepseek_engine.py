@@ -25,7 +25,8 @@ def _run(engine, prompts, params) -> dict[str, list[int]]:
 
 def _engine(cls, folder, **kw):
     kw.setdefault("kv_cache_gib", 0.005)
-    return cls(model=str(folder), device="cpu", dtype="fp32", threads=1, block_size=4, **kw)
+    kw.setdefault("dtype", "fp32")
+    return cls(model=str(folder), device="cpu", threads=1, block_size=4, **kw)
 
 
 @pytest.fixture()
@@ -227,3 +228,14 @@ def test_engine_tokens_do_not_depend_on_batch(tiny_folder, nextn):
     alone = _run(_engine(SpecLLMEngine, tiny_folder, nextn=nextn), [prompts[2]], sp)[0][0]
     batch = _run(_engine(SpecLLMEngine, tiny_folder, nextn=nextn, max_num_batched_tokens=24), prompts, sp)
     assert batch[2][0] == alone
+
+
+def test_bf16_engine_keeps_router_fp32(tiny_folder):
+    from safetensors.torch import load_file
+    want = load_file(str(tiny_folder / "model.safetensors"))["model.layers.1.mlp.gate.e_score_correction_bias"]
+    for _ in range(2):  # converted, then from the weight cache
+        eng = _engine(LLMEngine, tiny_folder, dtype="bf16")
+        gate = eng.model.layers[1].mlp.gate
+        assert eng.model.embed_tokens.dtype == torch.bfloat16 and gate.weight.dtype == torch.float32
+        assert torch.equal(gate.e_score_correction_bias, want.float())
+        assert _run(eng, [[5, 6, 7]], SamplingParams(max_tokens=3))[0][0]
