@@ -23,7 +23,11 @@ KEEPALIVE_S = 4.0  # below the 5 s after which uvicorn-based servers (vLLM, SGLa
 
 
 def aiohttp_available() -> bool:
-    return importlib.util.find_spec("aiohttp") is not None and hasattr(openai, "DefaultAioHttpClient")
+    try:
+        found = importlib.util.find_spec("aiohttp") is not None
+    except (ImportError, ValueError):  # a broken or blocked install counts as absent
+        return False
+    return found and hasattr(openai, "DefaultAioHttpClient")
 
 
 def proxy_configured() -> bool:
