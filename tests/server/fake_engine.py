@@ -137,7 +137,8 @@ class FakeEngine(Engine):
         used = sum(self.blocks.values())
         return {"requests_running": len(self.blocks), "requests_waiting": 0, "kv_blocks_total": self.num_blocks,
                 "kv_blocks_used": used, "kv_blocks_free": self.num_blocks - used, "kv_block_size": self.block_size,
-                "prefix_cache_queries": 10, "prefix_cache_hits": 4}
+                "prefix_cache_queries": 10, "prefix_cache_hits": 4, "spec_drafted_tokens": 12,
+                "spec_accepted_tokens": 9}
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name}

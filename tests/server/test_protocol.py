@@ -117,6 +117,7 @@ def test_models_health_and_metrics(server):
     assert m["harness_generation_tokens_total"] == 3
     assert m["harness_time_to_first_token_seconds_count"] == 1
     assert m["harness_kv_blocks_used"] == 0 and m["harness_prefix_cache_hit_rate"] == pytest.approx(0.4)
+    assert m["harness_spec_decode_drafted_tokens_total"] == 12 and m["harness_spec_decode_accepted_tokens_total"] == 9
     assert "# TYPE harness_time_per_output_token_seconds histogram" in text
 
 
