@@ -117,3 +117,21 @@ def test_mtp_module_matches_hf_mtp_layer(tiny_model, tiny_hf, tiny_ckpt):
             slot_mapping=torch.arange(19), prefills=[PrefillChunk(0, 19, torch.arange(19), None)]))
         ours = tiny_model.mtp_logits(0, g)
     assert rel_err(ours, ref) < 1e-4
+
+
+@pytest.mark.parametrize("variant", [
+    {"q_lora_rank": None},
+    {"rope_interleave": False, "rope_parameters": {"rope_type": "default", "rope_theta": 50000.0}},
+    {"n_group": 1, "topk_group": 1, "norm_topk_prob": False, "n_shared_experts": 2, "first_k_dense_replace": 0},
+], ids=["no-q-lora", "plain-rope-no-interleave", "ungrouped-unnormalised-2-shared"])
+def test_config_variants_match_hf(tmp_path, monkeypatch, variant):
+    from conftest import load_hf, make_checkpoint
+    from engine.native.models.deepseek_v3 import DeepseekV3Model
+    folder = make_checkpoint(tmp_path, mtp=False, **variant)
+    ours, hf = DeepseekV3Model.from_folder(folder), load_hf(folder)
+    ids = torch.randint(0, 97, (30,), generator=torch.Generator().manual_seed(6))
+    for absorb in (0, 10_000):  # expanded and absorbed attention
+        monkeypatch.setattr(deepseek_v3_mla, "ABSORB_MAX_QUERIES", absorb)
+        got = _prefill_logits(ours, ids)
+        with torch.no_grad():
+            assert rel_err(got, hf(ids[None]).logits[0]) < 1e-4
