@@ -8,7 +8,7 @@ import pytest
 from engine import ChatRequest, EngineError, SamplingParams
 from engine.openai_clients import aiohttp_available, resolve_transport
 from tests.engine.helpers import chat_once, make_engine, request
-from tests.support import Reply, ScriptedServer, echo, unused_url
+from tests.support import Reply, ScriptedServer, echo, fail_then, unused_url
 
 pytestmark = pytest.mark.usefixtures("http_transport")
 
@@ -197,3 +197,17 @@ def test_auto_transport_keeps_httpx_when_a_proxy_is_configured(monkeypatch: pyte
     assert resolve_transport("auto") == ("aiohttp" if aiohttp_available() else "httpx")
     monkeypatch.setenv("https_proxy", "http://proxy.internal:3128")
     assert resolve_transport("auto") == "httpx"  # the aiohttp transport would ignore the proxy
+
+
+def test_retries_under_concurrency_each_request_once_rate_limited(scripted_server: ScriptedServer):
+    scripted_server.set_handler(fail_then(1, 429, then=echo))
+    engine = make_engine(scripted_server.base_url)
+
+    async def run():
+        try:
+            return await asyncio.gather(*(engine.chat(request(f"q{i}")) for i in range(128)))
+        finally:
+            await engine.aclose()
+    completions = asyncio.run(run())
+    assert [c.text for c in completions] == [f"q{i}" for i in range(128)]
+    assert {c.attempts for c in completions} == {2} and len(scripted_server.requests) == 256

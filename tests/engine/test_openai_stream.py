@@ -106,3 +106,11 @@ def test_abandoning_a_stream_releases_its_connection(scripted_server: ScriptedSe
             await engine.aclose()
     first, in_flight = asyncio.run(run())
     assert first == "one " and in_flight == 0
+
+
+def test_a_stalled_stream_times_out_after_its_first_tokens(scripted_server: ScriptedServer):
+    scripted_server.set_handler(Reply(text="a b c", token_delay_s=2.0))
+    deltas = stream_once(make_engine(scripted_server.base_url, timeout_s=0.3))
+    final = deltas[-1].final
+    assert [d.text for d in deltas[:-1]] == ["a "]
+    assert final.finish_reason == "error" and final.error.startswith("timeout") and final.attempts == 1
