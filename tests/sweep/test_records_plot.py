@@ -92,3 +92,14 @@ def test_compare_overlays_two_result_files(tiny_encoder, tmp_path: Path):
     # the same tag from two places is told apart by the folder above it
     from sweep.records import load_records
     assert [label for label, _ in load_records([tmp_path / "a" / "tiny-enc", other])] == ["a/tiny-enc", "b/tiny-enc"]
+
+
+def test_failure_classification():
+    import torch
+
+    from sweep.runner import classify_failure
+    assert classify_failure(torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"))[0] == "oom"
+    assert classify_failure(MemoryError("KV cache out of memory: 8 requests"))[0] == "oom"
+    assert classify_failure(RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried"))[0] == "oom"
+    status, reason = classify_failure(ValueError("bad"))
+    assert (status, reason) == ("error", "ValueError: bad")
