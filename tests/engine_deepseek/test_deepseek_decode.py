@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from conftest import rel_err
+from tests.engine_deepseek.conftest import rel_err
 from engine.base import SamplingParams
 from engine.native.spec_runner import SpecDecodeRunner
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-from conftest import write_tokenizer
+from tests.engine_deepseek.conftest import write_tokenizer
 from engine.base import EngineError, SamplingParams
 from engine.native.llm_engine import LLMEngine
 from engine.native.spec_engine import SpecLLMEngine
-from test_deepseek_decode import _prompts
+from tests.engine_deepseek.test_deepseek_decode import _prompts
 
 
 def _run(engine, prompts, params) -> dict[str, list[int]]:
@@ -104,7 +104,7 @@ def test_spec_engine_synthetic_acceptance_steps(predictable_folder):
 
 
 def test_spec_engine_refuses_checkpoint_without_mtp(tmp_path, engine_cache_dir):
-    from conftest import make_checkpoint
+    from tests.engine_deepseek.conftest import make_checkpoint
     folder = make_checkpoint(tmp_path / "nomtp", mtp=False)
     write_tokenizer(folder, 97)
     with pytest.raises(EngineError, match="no MTP draft modules"):
@@ -113,9 +113,9 @@ def test_spec_engine_refuses_checkpoint_without_mtp(tmp_path, engine_cache_dir):
 
 def test_spec_engine_sampling_matches_target_distribution(tmp_path, engine_cache_dir):
     """Through the engine: tokens 2-3 under rejection sampling follow the exact target distribution."""
-    from conftest import make_checkpoint
+    from tests.engine_deepseek.conftest import make_checkpoint
     from engine.native.models.deepseek_v3 import DeepseekV3Model
-    from test_deepseek_spec import _chi2_pvalue, _exact_dist
+    from tests.engine_deepseek.test_deepseek_spec import _chi2_pvalue, _exact_dist
     folder = make_checkpoint(tmp_path / "v8", seed=5, vocab_size=8, eos_token_id=None)
     write_tokenizer(folder, 8)
     sp = SamplingParams(max_tokens=3, temperature=1.0)
@@ -175,10 +175,10 @@ def test_fp8_checkpoint_through_engine(tmp_path, engine_cache_dir):
     """FP8 weights are dequantised in convert_weights, before the weight cache casts to the engine dtype."""
     import json
     from safetensors.torch import load_file, save_file
-    from conftest import make_checkpoint
+    from tests.engine_deepseek.conftest import make_checkpoint
     from engine.native.models.deepseek_v3 import DeepseekV3Model
     from engine.native.spec_runner import SpecDecodeRunner
-    from test_deepseek_loader import _quantize_fp8
+    from tests.engine_deepseek.test_deepseek_loader import _quantize_fp8
     folder = make_checkpoint(tmp_path / "fp8", hidden_size=160)
     state = load_file(str(folder / "model.safetensors"))
     for k in [k for k, v in state.items() if v.dim() == 2 and "self_attn" in k]:

@@ -8,7 +8,7 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from conftest import load_hf, make_checkpoint, rel_err
+from tests.engine_deepseek.conftest import load_hf, make_checkpoint, rel_err
 from engine.base import EngineError
 from engine.native.models.deepseek_v3 import DeepseekV3Model
 from engine.native.models.deepseek_v3_loader import dequantize_fp8_block
@@ -64,7 +64,7 @@ def test_fp8_checkpoint_matches_hf_on_dequantised_weights(tmp_path):
     assert ours.layers[1].mlp.w_gate_up.dtype == torch.float32
     hf = load_hf(tmp_path / "ref")
     ids = torch.randint(0, 97, (1, 12), generator=torch.Generator().manual_seed(2))
-    from test_deepseek_model import _prefill_logits
+    from tests.engine_deepseek.test_deepseek_model import _prefill_logits
     with torch.no_grad():
         assert rel_err(_prefill_logits(ours, ids[0]), hf(ids).logits[0]) < 1e-4
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from conftest import rel_err
+from tests.engine_deepseek.conftest import rel_err
 from engine.native.attention import AttentionMetadata, PrefillChunk
 from engine.native.models import deepseek_v3_mla
 
@@ -125,7 +125,7 @@ def test_mtp_module_matches_hf_mtp_layer(tiny_model, tiny_hf, tiny_ckpt):
     {"n_group": 1, "topk_group": 1, "norm_topk_prob": False, "n_shared_experts": 2, "first_k_dense_replace": 0},
 ], ids=["no-q-lora", "plain-rope-no-interleave", "ungrouped-unnormalised-2-shared"])
 def test_config_variants_match_hf(tmp_path, monkeypatch, variant):
-    from conftest import load_hf, make_checkpoint
+    from tests.engine_deepseek.conftest import load_hf, make_checkpoint
     from engine.native.models.deepseek_v3 import DeepseekV3Model
     folder = make_checkpoint(tmp_path, mtp=False, **variant)
     ours, hf = DeepseekV3Model.from_folder(folder), load_hf(folder)

@@ -4,12 +4,12 @@ from __future__ import annotations
 import pytest
 import torch
 
-from conftest import make_checkpoint
+from tests.engine_deepseek.conftest import make_checkpoint
 from engine.base import SamplingParams
 from engine.native.models.deepseek_v3 import DeepseekV3Model
 from engine.native.spec_decode import SyntheticAcceptance, processed_probs
 from engine.native.spec_runner import SpecDecodeRunner
-from test_deepseek_decode import _prompts
+from tests.engine_deepseek.test_deepseek_decode import _prompts
 
 
 @pytest.mark.parametrize("which", ["tiny_model", "predictable_model"])
