@@ -38,6 +38,7 @@ class Summary:
     label: str
     wall_s: float
     results: list[Result] = field(default_factory=list)
+    cpu_s: dict[str, float] = field(default_factory=dict)  # CPU seconds in the measured window, by process
 
     @property
     def tokens(self) -> int:
@@ -52,7 +53,15 @@ class Summary:
             return f"{1000 * xs[min(len(xs) - 1, int(p * len(xs)))]:.0f}" if xs else "-"
         return (f"{self.label:<11} {self.tokens / self.wall_s:8.1f} tok/s  wall {self.wall_s:6.1f} s  "
                 f"errors {len(self.results) - len(ok)}  TTFT ms p50 {pct(ttft, 0.5)} p90 {pct(ttft, 0.9)} p99 "
-                f"{pct(ttft, 0.99)}  TPOT ms p50 {pct(tpot, 0.5)} p90 {pct(tpot, 0.9)} p99 {pct(tpot, 0.99)}")
+                f"{pct(ttft, 0.99)}  TPOT ms p50 {pct(tpot, 0.5)} p90 {pct(tpot, 0.9)} p99 {pct(tpot, 0.99)}  "
+                f"CPU s per 1k tokens: " + ", ".join(f"{k} {1000 * v / max(1, self.tokens):.2f}"
+                                                     for k, v in self.cpu_s.items()))
+
+
+def _proc_cpu_s(pid: int) -> float:
+    """utime + stime of another process (Linux /proc), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def prompts(n: int, words: int, seed: int = 0) -> list[str]:
@@ -91,9 +100,11 @@ def run_in_process(args: argparse.Namespace, texts: list[str]) -> Summary:
 
     async def main() -> Summary:
         await _closed_loop(min(args.concurrency, len(texts)), args.concurrency, lambda i: one_text(i, texts[i]))
+        cpu0 = time.process_time()  # all threads: the engine thread and the client coroutines
         results, wall = await _closed_loop(len(texts), args.concurrency, lambda i: one_text(i, texts[i]))
+        cpu = time.process_time() - cpu0
         await engine.aclose()
-        return Summary("in-process", wall, results)
+        return Summary("in-process", wall, results, {"engine+client": cpu})
     return asyncio.run(main())
 
 
@@ -140,8 +151,10 @@ def run_http(args: argparse.Namespace, texts: list[str]) -> Summary:
             limits = httpx.Limits(max_connections=args.concurrency + 8)
             async with httpx.AsyncClient(timeout=600, limits=limits) as client:
                 await _closed_loop(min(args.concurrency, len(texts)), args.concurrency, lambda i: one(client, texts[i]))
+                server0, client0 = _proc_cpu_s(proc.pid), time.process_time()
                 results, wall = await _closed_loop(len(texts), args.concurrency, lambda i: one(client, texts[i]))
-            return Summary("http", wall, results)
+                cpu = {"server": _proc_cpu_s(proc.pid) - server0, "client": time.process_time() - client0}
+            return Summary("http", wall, results, cpu)
         return asyncio.run(main())
     finally:
         proc.terminate()
