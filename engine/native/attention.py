@@ -89,14 +89,13 @@ def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache:
         p = torch.softmax(s, dim=-1, dtype=torch.float32).to(q.dtype)
         o = torch.bmm(p, vd).view(Hkv, nd, G, D).transpose(0, 1)
         outs.append(o.reshape(nd, Hq * D))
-    gqa = G != 1
     for c in attn.prefills:
-        qc = q[c.start:c.end].transpose(0, 1)  # [Hq, n, D]
+        qc = q[c.start:c.end].transpose(0, 1)[None]  # [1, Hq, n, D]: CPU flash attention wants 4-D inputs
         if c.mask is None:  # no cached prefix: this chunk's own K/V are the whole context
-            kc, vc = k[c.start:c.end].transpose(0, 1), v[c.start:c.end].transpose(0, 1)
-            o = F.scaled_dot_product_attention(qc, kc, vc, is_causal=True, enable_gqa=gqa)
+            kc, vc = k[c.start:c.end].transpose(0, 1)[None], v[c.start:c.end].transpose(0, 1)[None]
+            o = F.scaled_dot_product_attention(qc, kc, vc, is_causal=True, enable_gqa=G != 1)
         else:
-            ctx = kv_cache.index_select(1, c.slots)  # [2*Hkv, ctx, D]
-            o = F.scaled_dot_product_attention(qc, ctx[:Hkv], ctx[Hkv:], attn_mask=c.mask, enable_gqa=gqa)
-        outs.append(o.transpose(0, 1).reshape(c.end - c.start, Hq * D))
+            ctx = kv_cache.index_select(1, c.slots)[None]  # [1, 2*Hkv, ctx, D]
+            o = F.scaled_dot_product_attention(qc, ctx[:, :Hkv], ctx[:, Hkv:], attn_mask=c.mask, enable_gqa=G != 1)
+        outs.append(o[0].transpose(0, 1).reshape(c.end - c.start, Hq * D))
     return outs[0] if len(outs) == 1 else torch.cat(outs, 0)
