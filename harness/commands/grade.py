@@ -17,6 +17,8 @@ EXAMPLES = """\
       --judge-model gpt-4o-2024-08-06 --judge-base-url https://api.example.com/v1
   python -m harness grade runs/aime-demo --judge llm --judge-model judge-model \\
       --judge-base-url http://127.0.0.1:8000/v1      # re-grade the same outputs with another judge
+  python -m harness grade runs/aime-demo --judge llm --judge-engine native --judge-model smollm2-135m
+                                                     # the built-in engine as the judge, no server needed
 """
 
 
@@ -25,6 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge", default="rules", help=f"one of: {', '.join(sorted(JUDGES))} (default: rules)")
     p.add_argument("--judge-model", help="LLM judge: model name")
     p.add_argument("--judge-base-url", action="append", default=[], help="LLM judge: OpenAI-compatible server URL")
+    p.add_argument("--judge-engine", choices=("openai", "native"), default="openai",
+                   help="LLM judge: call a server (openai, default) or start the built-in engine in-process (native)")
     p.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", help="LLM judge: env var holding the API key")
     p.add_argument("--judge-concurrency", type=int, default=16, help="LLM judge: requests in flight")
     p.add_argument("--judge-max-tokens", type=int, help="LLM judge: token limit of a verdict")
@@ -54,6 +58,14 @@ def judge_options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.judge == "llm" and args.judge_engine == "native":
+        from engine.base import EngineOptions
+        from engine.server.local import judge_base_urls
+
+        model = args.judge_model or "smollm2-135m"
+        with judge_base_urls("native", model, args.judge_base_url, EngineOptions(model=model)) as urls:
+            args.judge_model, args.judge_base_url = model, urls
+            return asyncio.run(_grade_all(create_judge(args.judge, **judge_options(args)), args))
     judge = create_judge(args.judge, **judge_options(args))
     return asyncio.run(_grade_all(judge, args))
 

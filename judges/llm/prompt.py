@@ -59,10 +59,11 @@ IMAGE_NOTE = "[The question also showed an image, which is not reproduced here.]
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "extracted_final_answer": {"type": "string"},
-        "reasoning": {"type": "string"},
+        # length caps bound a small local judge that would otherwise ramble until its token limit
+        "extracted_final_answer": {"type": "string", "maxLength": 300},
+        "reasoning": {"type": "string", "maxLength": 1000},
         "correct": {"type": "string", "enum": ["yes", "no"]},
-        "confidence": {"type": "integer"},
+        "confidence": {"type": "integer", "minimum": 0, "maximum": 100},
     },
     "required": ["extracted_final_answer", "reasoning", "correct", "confidence"],
     "additionalProperties": False,
