@@ -29,8 +29,12 @@ class BlockManager:
         self.enable_prefix_caching = enable_prefix_caching
         self.blocks = [Block(i) for i in range(num_blocks)]
         # Block 0 is the KV cache's zeroed null block (padding target) and is never handed out.
-        # Free blocks in LRU order: blocks freed longest ago are reused first, keeping recent prefixes.
-        self.free: OrderedDict[int, None] = OrderedDict((i, None) for i in range(1, num_blocks))
+        # Reuse order: freed blocks holding no cached prefix, then never-used blocks, then cached prefix
+        # blocks, least recently freed first. Never-used blocks come late so resident memory follows the
+        # load rather than the whole budget (the cache tensor's pages stay untouched until needed).
+        self.free_plain: list[int] = []
+        self.untouched: list[int] = list(range(num_blocks - 1, 0, -1))
+        self.free: OrderedDict[int, None] = OrderedDict()  # freed blocks with a prefix hash, LRU order
         self.hash_to_block: dict[int, int] = {}
         self.queries = 0  # prompt blocks looked up
         self.hits = 0
@@ -41,7 +45,7 @@ class BlockManager:
 
     @property
     def num_free(self) -> int:
-        return len(self.free)
+        return len(self.free_plain) + len(self.untouched) + len(self.free)
 
     def blocks_for(self, num_tokens: int) -> int:
         return (num_tokens + self.block_size - 1) // self.block_size
@@ -99,7 +103,12 @@ class BlockManager:
     def grow(self, seq: Sequence, num_tokens: int) -> None:
         """Make the block table cover `num_tokens` tokens (caller checked can_grow)."""
         for _ in range(self.blocks_for(num_tokens) - len(seq.block_table)):
-            bid, _ = self.free.popitem(last=False)
+            if self.free_plain:
+                bid = self.free_plain.pop()
+            elif self.untouched:
+                bid = self.untouched.pop()
+            else:
+                bid = self.free.popitem(last=False)[0]
             b = self.blocks[bid]
             if b.hash is not None and self.hash_to_block.get(b.hash) == bid:
                 del self.hash_to_block[b.hash]  # evict the stale prefix entry
@@ -107,11 +116,12 @@ class BlockManager:
             seq.block_table.append(bid)
 
     def register_computed(self, seq: Sequence) -> None:
-        """Publish newly completed full blocks (K/V written) to the prefix cache."""
+        """Publish newly completed full prompt blocks (K/V written) to the prefix cache. Blocks of generated
+        tokens are not cached: they are rarely shared, and recycling them keeps resident memory low."""
         if not self.enable_prefix_caching:
             return
         bs = self.block_size
-        full = seq.num_computed_tokens // bs
+        full = min(seq.num_computed_tokens, seq.num_prompt_tokens) // bs
         prev = self.blocks[seq.block_table[seq.num_hashed_blocks - 1]].hash if seq.num_hashed_blocks else None
         for i in range(seq.num_hashed_blocks, full):
             ids = tuple(seq.token_ids[i * bs:(i + 1) * bs])
@@ -129,7 +139,10 @@ class BlockManager:
             b = self.blocks[bid]
             b.ref_count -= 1
             if b.ref_count == 0:
-                self.free[bid] = None
+                if b.hash is None:
+                    self.free_plain.append(bid)
+                else:
+                    self.free[bid] = None
         seq.block_table = []
         seq.num_hashed_blocks = 0
         seq.num_computed_tokens = 0
