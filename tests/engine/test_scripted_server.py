@@ -141,7 +141,7 @@ def test_delay_and_token_pacing(scripted_server: ScriptedServer):
         if chunk.choices and chunk.choices[0].delta.content:
             stamps.append(time.perf_counter() - started)
     assert len(stamps) == 4 and stamps[0] >= 0.2
-    assert stamps[-1] - stamps[0] >= 3 * 0.05
+    assert stamps[-1] - stamps[0] >= 2 * 0.05  # three gaps of 50 ms; a loaded client may read two chunks at once
 
 
 def test_a_handler_bug_is_a_500_and_is_recorded(scripted_server: ScriptedServer):
