@@ -45,7 +45,8 @@ def test_ttft_and_tpot_match_the_scripted_server(tmp_path: Path):
         assert m["prompt_tokens_per_request"] == 12
         # scripted: first byte after DELAY_S, then 7 gaps of TOKEN_DELAY_S between 8 one-token chunks
         assert DELAY_S * 1e3 <= m["ttft_ms_p50"] < DELAY_S * 1e3 + 40
-        assert TOKEN_DELAY_S * 1e3 <= m["tpot_ms_p50"] < TOKEN_DELAY_S * 1e3 * 1.25
+        # a late first chunk shortens the gaps after it, so allow a little under the scripted delay
+        assert TOKEN_DELAY_S * 1e3 * 0.9 <= m["tpot_ms_p50"] < TOKEN_DELAY_S * 1e3 * 1.25
         assert m["itl_ms_p50"] == pytest.approx(TOKEN_DELAY_S * 1e3, rel=0.25)
         assert m["e2e_ms_p50"] == pytest.approx((DELAY_S + 7 * TOKEN_DELAY_S) * 1e3, rel=0.15)
         assert m["tokens_per_s_per_user"] == pytest.approx(1e3 / m["tpot_ms_p50"])
