@@ -22,7 +22,7 @@ from engine.base import SamplingParams  # noqa: E402
 from engine.native.llm_engine import LLMEngine  # noqa: E402
 from engine.native.model_registry import resolve_model  # noqa: E402
 
-NOTES_BANDWIDTH_GBS = 45.0  # memory bandwidth measured on the 2-core development machine (STREAM-like copy)
+NOTES_BANDWIDTH_GBS = 45.0  # measured memory bandwidth of the 2-core development machine
 
 
 def prompts(n: int, length: int, seed: int) -> list[list[int]]:
