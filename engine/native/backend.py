@@ -7,7 +7,7 @@ import threading
 import time
 from typing import Any, AsyncIterator
 
-from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, StreamDelta
+from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, SamplingParams, StreamDelta
 from engine.native.llm_engine import LLMEngine, RequestOutput
 
 # EngineOptions.extra keys passed through to LLMEngine.
@@ -111,11 +111,23 @@ class NativeEngine(Engine):
         except Exception as exc:
             yield self._error_delta(f"could not render the chat template: {exc}", t0)
             return
+        async for delta in self.stream_prompt(request.request_id, ids, request.params):
+            yield delta
+
+    async def stream_prompt(self, request_id: str, prompt_token_ids: list[int],
+                            params: SamplingParams) -> AsyncIterator[StreamDelta]:
+        """Stream one request given as token ids; the last delta carries the Completion (with token ids)."""
+        t0 = time.perf_counter()
+        if self._closed:
+            yield self._error_delta("engine is closed", t0)
+            return
+        ids = list(prompt_token_ids)
         self._counter += 1
-        rid = f"{request.request_id}#{self._counter}"  # unique even when a caller reuses ids
+        rid = f"{request_id}#{self._counter}"  # unique even when a caller reuses ids
         q: asyncio.Queue = asyncio.Queue()
         self._sinks[rid] = (asyncio.get_running_loop(), q)
-        self._inbox.put(("add", rid, ids, request.params))
+        self._on_submit(rid)
+        self._inbox.put(("add", rid, ids, params))
         first: float | None = None
         finished = False
         try:
@@ -129,7 +141,7 @@ class NativeEngine(Engine):
                 if first is None and o.token_ids:
                     first = time.perf_counter()
                 if not o.finished:
-                    if o.new_text:
+                    if o.new_text or o.new_token_ids:
                         yield StreamDelta(text=o.new_text, token_count=len(o.new_token_ids))
                     continue
                 finished = True
@@ -138,13 +150,20 @@ class NativeEngine(Engine):
                     completion_tokens=len(o.token_ids), latency_s=time.perf_counter() - t0,
                     ttft_s=(first - t0) if first is not None else None, error=o.error,
                     logprobs=list(o.logprobs) if o.logprobs is not None else None,
-                    extra={"cached_tokens": o.num_cached_tokens})
+                    extra={"cached_tokens": o.num_cached_tokens, "token_ids": list(o.token_ids)})
                 yield StreamDelta(text=o.new_text, token_count=len(o.new_token_ids), final=done)
                 return
         finally:
             self._sinks.pop(rid, None)
+            self._on_release(rid)
             if not finished:  # the caller went away: free the KV blocks now
                 self._inbox.put(("abort", rid))
+
+    def _on_submit(self, rid: str) -> None:
+        """Hook for subclasses that attach per-request state (e.g. a logits constraint) before it runs."""
+
+    def _on_release(self, rid: str) -> None:
+        """Hook: the request's stream ended, finished or abandoned."""
 
     @staticmethod
     def _error_delta(error: str, t0: float, prompt_tokens: int = 0) -> StreamDelta:

@@ -6,15 +6,13 @@ for a constrained request are masked before LLMEngine.step() samples from them.
 """
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any, AsyncIterator, Callable
 
 import torch
 
-from engine.base import Completion, EngineOptions, SamplingParams, StreamDelta
+from engine.base import EngineOptions, SamplingParams, StreamDelta
 from engine.native.backend import NativeEngine
-from engine.native.llm_engine import LLMEngine, RequestOutput
+from engine.native.llm_engine import LLMEngine
 
 
 class ConstrainedRunner:
@@ -73,6 +71,7 @@ class ServingNativeEngine(NativeEngine):
         self.max_num_seqs = engine.config.max_num_seqs
         self.aborted = 0
         self._constraints: dict[str, Any] = {}
+        self._pending_constraint: Any = None
         engine.runner = ConstrainedRunner(engine.runner, self._constraints)
 
     @classmethod
@@ -89,46 +88,21 @@ class ServingNativeEngine(NativeEngine):
 
     async def stream_prompt(self, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
                             logits_constraint: Any = None) -> AsyncIterator[StreamDelta]:
-        t0 = time.perf_counter()
-        if self._closed:
-            yield self._error_delta("engine is closed", t0)
-            return
-        self._counter += 1
-        rid = f"{request_id}#{self._counter}"
-        q: asyncio.Queue = asyncio.Queue()
-        self._sinks[rid] = (asyncio.get_running_loop(), q)
-        if logits_constraint is not None:
-            self._constraints[rid] = logits_constraint
-        self._inbox.put(("add", rid, list(prompt_token_ids), params))
-        first: float | None = None
-        finished = False
+        self._pending_constraint = logits_constraint
         try:
-            while True:
-                item = await q.get()
-                if isinstance(item, BaseException):
-                    finished = True
-                    yield self._error_delta(str(item), t0, prompt_tokens=len(prompt_token_ids))
-                    return
-                o: RequestOutput = item
-                if first is None and o.token_ids:
-                    first = time.perf_counter()
-                if not o.finished:
-                    if o.new_text or o.new_token_ids:
-                        yield StreamDelta(text=o.new_text, token_count=len(o.new_token_ids))
-                    continue
-                finished = True
-                yield StreamDelta(text=o.new_text, token_count=len(o.new_token_ids), final=Completion(
-                    text=o.text, finish_reason=o.finish_reason or "error", prompt_tokens=len(prompt_token_ids),
-                    completion_tokens=len(o.token_ids), latency_s=time.perf_counter() - t0,
-                    ttft_s=(first - t0) if first is not None else None, error=o.error,
-                    logprobs=list(o.logprobs) if o.logprobs is not None else None,
-                    extra={"cached_tokens": o.num_cached_tokens, "token_ids": list(o.token_ids)}))
-                return
+            async for delta in super().stream_prompt(request_id, prompt_token_ids, params):
+                yield delta
         finally:
-            self._sinks.pop(rid, None)
-            self._constraints.pop(rid, None)
-            if not finished:  # the client went away: the engine thread frees the KV blocks before its next step
-                self._inbox.put(("abort", rid))
+            self._pending_constraint = None  # unused when the engine refused the request up front
+
+    def _on_submit(self, rid: str) -> None:
+        # runs synchronously inside super().stream_prompt before the request reaches the engine thread
+        constraint, self._pending_constraint = self._pending_constraint, None
+        if constraint is not None:
+            self._constraints[rid] = constraint
+
+    def _on_release(self, rid: str) -> None:
+        self._constraints.pop(rid, None)
 
     def _apply(self, cmd: tuple) -> None:
         # Count aborts that really stopped a request (NativeEngine.stream sends them too).
