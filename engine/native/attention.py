@@ -43,6 +43,23 @@ class PrefillChunk:
     mask: torch.Tensor | None  # [n, ctx] bool (True = attend); None means plain causal (no cached prefix)
 
 
+class Workspace:
+    """One growing scratch buffer, reused by every layer and step: the decode KV gather is large (tens of MB at
+    64 requests), and a fresh allocation of that size costs page faults on every layer."""
+
+    def __init__(self):
+        self._buf: torch.Tensor | None = None
+
+    def get(self, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+        n = 1
+        for s in shape:
+            n *= s
+        b = self._buf
+        if b is None or b.numel() < n or b.dtype != dtype or b.device != device:
+            b = self._buf = torch.empty(n, dtype=dtype, device=device)
+        return b[:n].view(shape)
+
+
 @dataclass
 class AttentionMetadata:
     """Batch layout for one forward: decode rows first (one token each), then prefill chunks."""
@@ -52,6 +69,12 @@ class AttentionMetadata:
     decode_slots: torch.Tensor | None = None  # [Bd, L] long, padded with slot 0
     decode_mask: torch.Tensor | None = None  # [Bd, 1, 1, L] bool, True = attend
     prefills: list[PrefillChunk] = field(default_factory=list)
+    # Block-level view of the decode rows, when the runner provides it: L = blocks per row * block_size, and
+    # every slot of an allocated block is either written by its owner or zero (BlockManager on_allocate).
+    decode_blocks: torch.Tensor | None = None  # [Bd, L / block_size] long, padded with the null block 0
+    decode_max_len: int = 0  # longest decode row's true context length
+    block_size: int = 0
+    workspace: Workspace | None = None
 
 
 def _decode_bias(attn: AttentionMetadata, dtype: torch.dtype, hkv: int, g: int) -> torch.Tensor:
@@ -66,6 +89,23 @@ def _decode_bias(attn: AttentionMetadata, dtype: torch.dtype, hkv: int, g: int) 
     return bias
 
 
+def _gather_decode_kv(kv_cache: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
+    """Copy every decode row's K and V into [2*Hkv, nd, L, D] (plain PyTorch has no paged kernel).
+    By whole blocks, one K or V head plane at a time: a dim-0 index_select of block_size*D-element rows runs
+    near memcpy speed, ~2.5x faster than selecting D-element slot rows along dim 1."""
+    P, S, D = kv_cache.shape
+    nd = attn.num_decode
+    if attn.decode_blocks is None or attn.workspace is None:
+        return kv_cache.index_select(1, attn.decode_slots.reshape(-1)).view(P, nd, -1, D)
+    bs = attn.block_size
+    ids = attn.decode_blocks.reshape(-1)
+    planes = kv_cache.view(P, S // bs, bs * D)
+    out = attn.workspace.get((P, ids.numel(), bs * D), kv_cache.dtype, kv_cache.device)
+    for h in range(P):
+        torch.index_select(planes[h], 0, ids, out=out[h])
+    return out.view(P, nd, -1, D)
+
+
 def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache: torch.Tensor,
                     attn: AttentionMetadata) -> torch.Tensor:
     """q: [T, Hq, D]; k, v: [T, Hkv, D] of this step (already written to the cache);
@@ -77,11 +117,18 @@ def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache:
     outs = []
     nd = attn.num_decode
     if nd:
-        L = attn.decode_slots.shape[1]
-        # One index_select fetches every head's K and V rows (a copy: plain PyTorch has no paged kernel;
-        # index_select is several times faster than advanced indexing on CPU). The result is already
-        # [head, seq, pos, dim], so the batched matmuls below read it without further copies.
-        ctx = kv_cache.index_select(1, attn.decode_slots.reshape(-1)).view(2 * Hkv, nd, L, D)
+        ctx = _gather_decode_kv(kv_cache, attn)  # [2*Hkv, nd, L, D]
+    if nd == 1 and q.dtype != torch.float32:
+        # A lone decode needs no mask once cut to its true length, and the CPU flash kernel, with the G query
+        # heads of a KV head as G query rows, is ~2x faster than the matmuls below. fp32 keeps one path for
+        # every batch size, so a request's greedy tokens never depend on what else is running (tested).
+        ctx = ctx[:, :, :attn.decode_max_len or ctx.shape[2]].transpose(0, 1)  # [1, 2*Hkv, len, D]
+        o = F.scaled_dot_product_attention(q[:1].view(1, Hkv, G, D), ctx[:, :Hkv], ctx[:, Hkv:])
+        outs.append(o.reshape(1, Hq * D))
+    elif nd:
+        L = ctx.shape[2]
+        # The gathered K and V are already [head, seq, pos, dim], so the batched matmuls read them without
+        # further copies.
         kd = ctx[:Hkv].reshape(Hkv * nd, L, D)
         vd = ctx[Hkv:].reshape(Hkv * nd, L, D)
         qd = q[:nd].view(nd, Hkv, G, D).transpose(0, 1).reshape(Hkv * nd, G, D)

@@ -11,7 +11,7 @@ from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOpti
 from engine.native.llm_engine import LLMEngine, RequestOutput
 
 # EngineOptions.extra keys passed through to LLMEngine.
-_EXTRA_KEYS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching", "max_prefill_chunk")
+_EXTRA_KEYS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching", "max_prefill_chunk", "int4")
 
 
 def _text_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

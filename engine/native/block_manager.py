@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Callable
 
 from engine.native.sequence import Sequence
 
@@ -24,8 +25,13 @@ def block_hash(token_ids: tuple[int, ...], prefix_hash: int | None) -> int:
 class BlockManager:
     """Hands out blocks; a freed block keeps its hash until reused, so later requests can hit it."""
 
-    def __init__(self, num_blocks: int, block_size: int, enable_prefix_caching: bool = True):
+    def __init__(self, num_blocks: int, block_size: int, enable_prefix_caching: bool = True,
+                 on_allocate: Callable[[list[int]], None] | None = None):
         self.block_size = block_size
+        # Called with the ids of blocks handed out for new tokens (not prefix hits), e.g. to zero them so
+        # attention may read whole blocks: slots past a sequence's end then hold zeros or its own stale
+        # rows, never another request's values or uninitialised memory.
+        self.on_allocate = on_allocate
         self.enable_prefix_caching = enable_prefix_caching
         self.blocks = [Block(i) for i in range(num_blocks)]
         # Block 0 is the KV cache's zeroed null block (padding target) and is never handed out.
@@ -102,6 +108,7 @@ class BlockManager:
 
     def grow(self, seq: Sequence, num_tokens: int) -> None:
         """Make the block table cover `num_tokens` tokens (caller checked can_grow)."""
+        new = []
         for _ in range(self.blocks_for(num_tokens) - len(seq.block_table)):
             if self.free_plain:
                 bid = self.free_plain.pop()
@@ -114,6 +121,9 @@ class BlockManager:
                 del self.hash_to_block[b.hash]  # evict the stale prefix entry
             b.hash, b.token_ids, b.ref_count = None, (), 1
             seq.block_table.append(bid)
+            new.append(bid)
+        if new and self.on_allocate is not None:
+            self.on_allocate(new)
 
     def register_computed(self, seq: Sequence) -> None:
         """Publish newly completed full prompt blocks (K/V written) to the prefix cache. Blocks of generated

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from engine.base import EngineError
+from engine.native import int4_weights
 from engine.native.config import ModelConfig
 
 # GGUF architectures we read, and whether llama.cpp's converter permuted Q/K rows for its rope layout.
@@ -107,7 +108,8 @@ def _hf_name(name: str) -> str | None:
 
 
 def read_gguf(path: Path) -> GGUFContents:
-    """Dequantise every tensor into float32 torch tensors named as in HF checkpoints."""
+    """Dequantise every tensor into float32 torch tensors named as in HF checkpoints. 4-bit matrices also keep
+    their codes, scales and zeros (see int4_weights), under the tensor's name plus int4_weights.SUFFIXES."""
     from gguf import GGMLQuantizationType, quants
     config, tok, reader = read_gguf_config(path)
     permute = _PERMUTED_QK.get(config.architecture, False)
@@ -125,9 +127,18 @@ def read_gguf(path: Path) -> GGUFContents:
             except NotImplementedError as exc:
                 raise EngineError(f"{path}: tensor {t.name} uses {t.tensor_type.name}, which cannot be dequantised "
                                   f"by this gguf package") from exc
+        heads = None
         if permute and name.endswith(("q_proj.weight", "q_proj.bias")):
-            arr = _unpermute(arr, config.num_heads)
+            heads = config.num_heads
         elif permute and name.endswith(("k_proj.weight", "k_proj.bias")):
-            arr = _unpermute(arr, config.num_kv_heads)
+            heads = config.num_kv_heads
+        if heads:
+            arr = _unpermute(arr, heads)
         tensors[name] = torch.from_numpy(np.ascontiguousarray(arr, dtype=np.float32))
+        if t.tensor_type.name in ("Q4_0", "Q4_1") and len(shape) == 2 and name != "model.embed_tokens.weight":
+            parts = int4_weights.from_gguf_blocks(np.asarray(t.data), t.tensor_type.name)
+            for suffix, part in zip(int4_weights.SUFFIXES, parts):
+                # The rope row permutation moves whole rows, so it applies to every part alike.
+                tensors[name + suffix] = torch.from_numpy(np.ascontiguousarray(_unpermute(part.numpy(), heads))) \
+                    if heads else part
     return GGUFContents(config=config, tokenizer=tok, tensors=tensors)

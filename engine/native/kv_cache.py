@@ -22,6 +22,7 @@ class KVCache:
         # Uninitialised (so untouched pages cost no resident memory) except the null block 0, which is
         # zeroed: padded attention reads point there, and masked garbage could be NaN (0 * NaN = NaN).
         self.caches: list[tuple[torch.Tensor, torch.Tensor | None]] = []
+        self._to_zero: list[int] = []
         for _ in range(spec.num_layers):
             k = torch.empty(spec.tensor_shape(spec.k_shape, slots), dtype=dtype, device=device)
             v = (torch.empty(spec.tensor_shape(spec.v_shape, slots), dtype=dtype, device=device)
@@ -30,3 +31,19 @@ class KVCache:
             if v is not None:
                 v.narrow(spec.slot_axis, 0, block_size).zero_()
             self.caches.append((k, v))
+
+    def zero_blocks(self, block_ids: list[int]) -> None:
+        """Queue whole blocks to be zeroed in every layer (BlockManager on_allocate); flush_zeroes does it
+        once per step, before the forward reads them."""
+        self._to_zero.extend(block_ids)
+
+    def flush_zeroes(self) -> None:
+        if not self._to_zero:
+            return
+        ax = self.spec.slot_axis
+        idx = torch.tensor(self._to_zero, dtype=torch.long, device=self.caches[0][0].device)
+        self._to_zero = []
+        for k, v in self.caches:
+            for t in (k, v):
+                if t is not None:
+                    t.unflatten(ax, (self.num_blocks, self.block_size)).index_fill_(ax, idx, 0)

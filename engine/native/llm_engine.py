@@ -9,6 +9,7 @@ import torch
 
 from engine.base import EngineError, SamplingParams
 from engine.native.block_manager import BlockManager
+from engine.native import int4_weights
 from engine.native.config import EngineConfig
 from engine.native.detokenizer import Detokenizer
 from engine.native.device import dtype_name, resolve_device, resolve_dtype, set_threads
@@ -66,7 +67,7 @@ class LLMEngine:
                  threads: int | None = None, kv_cache_gib: float = 1.0, block_size: int = 16,
                  max_num_seqs: int = 256, max_num_batched_tokens: int = 2048, max_model_len: int | None = None,
                  enable_prefix_caching: bool = True, max_prefill_chunk: int | None = None,
-                 ignore_eos: bool = False):
+                 ignore_eos: bool = False, int4: bool | None = None):
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
         self.threads = set_threads(threads, self.device)
@@ -77,6 +78,7 @@ class LLMEngine:
         self.model_config = weights.config
         cls = model_class(self.model_config.architecture)
         self.model = cls.from_weights(self.model_config, weights.tensors, self.dtype, self.device)
+        self.int4_bytes = self._enable_int4(int4, weights.tensors)
         del weights.tensors
         self.tokenizer = Tokenizer(weights.tokenizer_json, weights.chat_template, weights.special_tokens)
         self.load_s = time.perf_counter() - t0
@@ -91,7 +93,8 @@ class LLMEngine:
         self.kv = KVCache(cls.kv_cache_spec(self.model_config), self.config.kv_cache_bytes, block_size,
                           self.dtype, self.device)
         self.model.bind_kv_cache(self.kv.caches)
-        self.block_manager = BlockManager(self.kv.num_blocks, block_size, enable_prefix_caching)
+        self.block_manager = BlockManager(self.kv.num_blocks, block_size, enable_prefix_caching,
+                                          on_allocate=self.kv.zero_blocks)
         self.scheduler = Scheduler(self.config, self.block_manager)
         self.runner = ModelRunner(self.model, self.kv, self.device)
         # ignore_eos is for benchmarks that need a fixed number of output tokens.
@@ -100,6 +103,23 @@ class LLMEngine:
         self._detok: dict[str, Detokenizer] = {}
         self._pending: list[RequestOutput] = []  # outputs produced outside step() (rejections, aborts)
         self._ids = itertools.count()
+
+    def _enable_int4(self, want: bool | None, tensors: dict) -> int:
+        """Multiply with the model file's own 4-bit codes at small batch sizes (int4_weights); None = when possible."""
+        reasons = []
+        if self.device.type != "cpu":
+            reasons.append(f"the int4 kernel runs on the CPU, not {self.device.type}")
+        if self.dtype != torch.bfloat16:
+            reasons.append(f"it needs bf16 activations, not {dtype_name(self.dtype)}")
+        if not hasattr(self.model, "enable_int4") or not int4_weights.available():
+            reasons.append("this model class or torch build has no int4 path")
+        if not any(k.endswith(int4_weights.SUFFIXES[0]) for k in tensors):
+            reasons.append("the model file has no Q4_0/Q4_1 matrices")
+        if reasons:
+            if want:
+                raise EngineError("int4 weights were asked for, but " + "; ".join(reasons))
+            return 0
+        return self.model.enable_int4(tensors) if want is not False else 0
 
     # ---- requests -------------------------------------------------------------------------------
     def add_request(self, prompt_token_ids: list[int], params: SamplingParams | None = None,
@@ -236,4 +256,5 @@ class LLMEngine:
                 "block_size": self.config.block_size, "max_model_len": self.config.max_model_len,
                 "max_num_seqs": self.config.max_num_seqs,
                 "max_num_batched_tokens": self.config.max_num_batched_tokens,
-                "prefix_caching": self.config.enable_prefix_caching, "torch": torch.__version__}
+                "prefix_caching": self.config.enable_prefix_caching, "int4_weights": self.int4_bytes > 0,
+                "torch": torch.__version__}

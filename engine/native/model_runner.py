@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from engine.native.attention import AttentionMetadata, PrefillChunk
+from engine.native.attention import AttentionMetadata, PrefillChunk, Workspace
 from engine.native.kv_cache import KVCache
 from engine.native.sequence import Sequence
 
@@ -14,6 +14,7 @@ class ModelRunner:
         self.kv = kv_cache
         self.device = device
         self.block_size = kv_cache.block_size
+        self.workspace = Workspace()
 
     def _slots(self, block_table: list[int], start: int, end: int) -> torch.Tensor:
         bs = self.block_size
@@ -33,8 +34,9 @@ class ModelRunner:
         attn = AttentionMetadata(slot_mapping=torch.empty(0, dtype=torch.long), num_decode=len(dec))
         if dec:
             ctx = torch.tensor([seqs[i].num_computed_tokens + 1 for i in dec])
-            L = int(ctx.max())
-            nb = (L + bs - 1) // bs
+            attn.decode_max_len = int(ctx.max())
+            nb = (attn.decode_max_len + bs - 1) // bs
+            L = nb * bs  # whole blocks: the attention gathers by block
             bt = torch.zeros(len(dec), nb, dtype=torch.long)
             for r, i in enumerate(dec):
                 table = seqs[i].block_table[:nb]
@@ -48,6 +50,7 @@ class ModelRunner:
             slots = (bt[:, p // bs] * bs + p % bs).masked_fill_(~valid, 0)  # [Bd, L]
             attn.decode_slots = slots
             attn.decode_mask = valid[:, None, None, :]
+            attn.decode_blocks, attn.block_size, attn.workspace = bt, bs, self.workspace
             slot_parts.append(slots.gather(1, (ctx - 1)[:, None]).squeeze(1))
         row = len(dec)
         for i in pre:
@@ -86,6 +89,7 @@ class ModelRunner:
         """Forward one step; returns float32 logits for sequences that finished their prompt/decode (row order
         given by the returned index list, -1 for sequences mid-prefill)."""
         input_ids, positions, attn, rows = self.prepare(seqs, counts)
+        self.kv.flush_zeroes()
         hidden = self.model(input_ids, positions, attn)
         want = [r for r in rows if r >= 0]
         if not want:
@@ -108,6 +112,7 @@ def _to_device(attn: AttentionMetadata, device: torch.device) -> AttentionMetada
     if attn.decode_slots is not None:
         attn.decode_slots = attn.decode_slots.to(device)
         attn.decode_mask = attn.decode_mask.to(device)
+        attn.decode_blocks = attn.decode_blocks.to(device)
     for c in attn.prefills:
         c.slots = c.slots.to(device)
         if c.mask is not None:

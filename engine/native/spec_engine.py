@@ -78,6 +78,7 @@ class SpecLLMEngine(LLMEngine):
         n_plain_decodes = sum(1 for seq, n in plain if self._is_decode(seq, n))
         st.num_prefill_tokens = sum(n for seq, n in plain) - n_plain_decodes
         drafts, qprobs = self._draft([s for s, _ in spec])
+        self.kv.flush_zeroes()  # blocks handed out this step, before anything writes them
         with torch.inference_mode():
             items = [(seq, seq.num_computed_tokens, seq.token_ids[seq.num_computed_tokens:seq.num_computed_tokens + n])
                      for seq, n in plain]
@@ -125,6 +126,7 @@ class SpecLLMEngine(LLMEngine):
             greedy = seq.params.temperature == 0 or self.synthetic is not None
             reqs.append(DraftRequest(seq.block_table, seq.token_ids, s.mtp_pos, s.pending, k, seq.params,
                                      seq.generator, greedy))
+        self.kv.flush_zeroes()  # the drafter writes MTP rows into the blocks just grown
         drafts, qprobs = self.drafter.propose(reqs)
         for seq, r in zip(seqs, reqs):
             if r.k:  # the module consumed every pending hidden state

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import torch
 
+from engine.native import int4_weights
 from engine.native.config import ModelConfig
 from engine.native.model_registry import ResolvedModel, sha256_file
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # 3: 4-bit parts of GGUF matrices (int4_weights)
 
 
 def cache_root() -> Path:
@@ -89,6 +90,7 @@ def _convert(model: ResolvedModel, dtype: torch.dtype) -> LoadedWeights:
     cls = model_class(config.architecture)
     tensors = cls.convert_weights(config, tensors)
     keep_fp32 = tuple(getattr(cls, "FP32_WEIGHTS", ()))  # e.g. MoE router weights, kept fp32 as in HF
-    tensors = {k: v.float() if keep_fp32 and k.endswith(keep_fp32) else v.to(dtype) for k, v in tensors.items()}
+    tensors = {k: v if k.endswith(int4_weights.SUFFIXES) else v.float() if keep_fp32 and k.endswith(keep_fp32)
+               else v.to(dtype) for k, v in tensors.items()}
     return LoadedWeights(config=config, tensors=tensors, tokenizer_json=tk_json, chat_template=template,
                          special_tokens=special, sha256=sha, from_cache=False)

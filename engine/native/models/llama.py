@@ -5,6 +5,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from engine.native import int4_weights
 from engine.native.attention import AttentionMetadata, KVCacheSpec, paged_attention
 from engine.native.config import ModelConfig
 
@@ -33,12 +34,19 @@ class LlamaLayer(nn.Module):
         self.in_norm = nn.Parameter(w["in_norm"], False)
         self.post_norm = nn.Parameter(w["post_norm"], False)
         self.kv_cache: torch.Tensor | None = None  # [2 * kv_heads, slots, head_dim]
+        self.int4: dict[str, int4_weights.Int4Linear] = {}  # 4-bit forms of the matrices, for steps of few rows
+
+    def _linear(self, x: torch.Tensor, name: str, bias: torch.Tensor | None = None) -> torch.Tensor:
+        q = self.int4.get(name) if x.shape[0] <= int4_weights.MAX_ROWS else None
+        if q is None:
+            return F.linear(x, getattr(self, name), bias)
+        return q(x) if bias is None else q(x) + bias
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
         c = self.c
         T = x.shape[0]
         h = F.rms_norm(x, (c.hidden_size,), self.in_norm, c.rms_norm_eps)
-        qkv = F.linear(h, self.qkv_w, self.qkv_b)
+        qkv = self._linear(h, "qkv_w", self.qkv_b)
         qk = qkv[:, : self.q_size + self.kv_size].view(T, c.num_heads + c.num_kv_heads, c.head_dim)
         v = qkv[:, self.q_size + self.kv_size:].view(T, c.num_kv_heads, c.head_dim)
         half = c.head_dim // 2
@@ -47,11 +55,11 @@ class LlamaLayer(nn.Module):
         q, k = qk[:, : c.num_heads], qk[:, c.num_heads:]
         self.kv_cache.index_copy_(1, attn.slot_mapping, torch.cat((k, v), 1).transpose(0, 1))
         o = paged_attention(q, k, v, self.kv_cache, attn)
-        x = x + F.linear(o, self.o_w)
+        x = x + self._linear(o, "o_w")
         h = F.rms_norm(x, (c.hidden_size,), self.post_norm, c.rms_norm_eps)
-        gu = F.linear(h, self.gate_up_w)
+        gu = self._linear(h, "gate_up_w")
         g, u = gu.chunk(2, dim=-1)
-        return x + F.linear(F.silu(g) * u, self.down_w)
+        return x + self._linear(F.silu(g) * u, "down_w")
 
 
 class LlamaModel(nn.Module):
@@ -69,6 +77,7 @@ class LlamaModel(nn.Module):
         self.lm_head = self.embed if (config.tie_embeddings or lm_head is None) else nn.Parameter(lm_head, False)
         self.cos: torch.Tensor | None = None
         self.sin: torch.Tensor | None = None
+        self.lm_head_fp16: torch.Tensor | None = None  # single-row logits (see enable_int4)
 
     @classmethod
     def kv_cache_spec(cls, config: ModelConfig) -> KVCacheSpec:
@@ -77,22 +86,27 @@ class LlamaModel(nn.Module):
         return KVCacheSpec(num_layers=config.num_layers, k_shape=(2 * config.num_kv_heads, config.head_dim),
                            v_shape=None, slot_axis=1)
 
+    # Our fused matrices and the HF matrices stacked (by rows) into each.
+    FUSED = {"qkv_w": ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj"), "o_w": ("self_attn.o_proj",),
+             "gate_up_w": ("mlp.gate_proj", "mlp.up_proj"), "down_w": ("mlp.down_proj",)}
+
     @classmethod
     def convert_weights(cls, config: ModelConfig, hf: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """HF-named tensors -> this class's layout (fused q/k/v and gate/up); the weight cache stores the result
-        so a cached load maps tensors straight in without copies."""
+        so a cached load maps tensors straight in without copies. 4-bit parts of a matrix (int4_weights) are
+        fused the same way when every source matrix has them."""
         out = {"embed": hf["model.embed_tokens.weight"], "norm": hf["model.norm.weight"]}
         if not config.tie_embeddings and "lm_head.weight" in hf:
             out["lm_head"] = hf["lm_head.weight"]
         for i in range(config.num_layers):
             p = f"model.layers.{i}."
-            a, m = p + "self_attn.", p + "mlp."
-            out[f"layers.{i}.qkv_w"] = torch.cat([hf[a + "q_proj.weight"], hf[a + "k_proj.weight"], hf[a + "v_proj.weight"]])
+            for ours, sources in cls.FUSED.items():
+                for suffix in ("",) + int4_weights.SUFFIXES:
+                    names = [f"{p}{s}.weight{suffix}" for s in sources]
+                    if all(n in hf for n in names):
+                        out[f"layers.{i}.{ours}{suffix}"] = torch.cat([hf[n] for n in names])
             if config.qkv_bias:
-                out[f"layers.{i}.qkv_b"] = torch.cat([hf[a + "q_proj.bias"], hf[a + "k_proj.bias"], hf[a + "v_proj.bias"]])
-            out[f"layers.{i}.o_w"] = hf[a + "o_proj.weight"]
-            out[f"layers.{i}.gate_up_w"] = torch.cat([hf[m + "gate_proj.weight"], hf[m + "up_proj.weight"]])
-            out[f"layers.{i}.down_w"] = hf[m + "down_proj.weight"]
+                out[f"layers.{i}.qkv_b"] = torch.cat([hf[p + f"self_attn.{x}_proj.bias"] for x in "qkv"])
             out[f"layers.{i}.in_norm"] = hf[p + "input_layernorm.weight"]
             out[f"layers.{i}.post_norm"] = hf[p + "post_attention_layernorm.weight"]
         return out
@@ -104,6 +118,24 @@ class LlamaModel(nn.Module):
         cos, sin = _rope_tables(config, device)
         model.cos, model.sin = cos.to(dtype).unsqueeze(1), sin.to(dtype).unsqueeze(1)
         return model
+
+    def enable_int4(self, tensors: dict[str, torch.Tensor]) -> int:
+        """Use the 4-bit forms of the layer matrices that have them (steps of up to int4_weights.MAX_ROWS
+        rows); returns their bytes. The dense weights stay for larger steps."""
+        total = 0
+        for i, layer in enumerate(self.layers):
+            for name in self.FUSED:
+                parts = [tensors.get(f"layers.{i}.{name}{s}") for s in int4_weights.SUFFIXES]
+                if all(p is not None for p in parts):
+                    layer.int4[name] = int4_weights.Int4Linear(*parts, dtype=layer.qkv_w.dtype)
+                    total += layer.int4[name].nbytes()
+        if total:
+            # torch's CPU matrix-vector product reads fp16 ~1.5x faster than bf16 (one row only; from two rows
+            # on fp16 is far slower). fp16 holds the bf16 values: it has more mantissa bits, and the values sit well
+            # inside its range.
+            self.lm_head_fp16 = self.lm_head.detach().half()
+            total += self.lm_head_fp16.numel() * 2
+        return total
 
     def bind_kv_cache(self, caches: list[tuple[torch.Tensor, torch.Tensor | None]]) -> None:
         for layer, (kv, _) in zip(self.layers, caches):
@@ -117,4 +149,6 @@ class LlamaModel(nn.Module):
         return F.rms_norm(x, (self.config.hidden_size,), self.norm, self.config.rms_norm_eps)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        if hidden.shape[0] == 1 and self.lm_head_fp16 is not None:
+            return F.linear(hidden.half(), self.lm_head_fp16)
         return F.linear(hidden, self.lm_head)

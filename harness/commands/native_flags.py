@@ -1,0 +1,15 @@
+"""Native-engine flags shared by the generate and serve commands (kept free of torch imports)."""
+from __future__ import annotations
+
+import argparse
+
+
+def add_int4_argument(p: argparse.ArgumentParser, prefix: str = "") -> None:
+    p.add_argument("--int4", choices=["auto", "on", "off"], default="auto",
+                   help=f"{prefix}multiply small batches with the model file's own 4-bit codes (Q4_0/Q4_1 GGUF, CPU, "
+                        "bf16); auto = whenever possible")
+
+
+def int4_extra(args: argparse.Namespace) -> dict:
+    """`--int4` -> EngineOptions.extra entries (none for auto: the engine decides)."""
+    return {} if args.int4 == "auto" else {"int4": args.int4 == "on"}
