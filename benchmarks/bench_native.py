@@ -99,6 +99,27 @@ def single_row_weight_bytes(model) -> int:
     return total + head.numel() * head.element_size() + model.norm.numel() * model.norm.element_size()
 
 
+def hf_model(variant: str, dtype: torch.dtype):
+    """HF LlamaForCausalLM on the same GGUF file. "packed": as transformers loads it (this transformers keeps
+    the Q4_1 matrices packed and computes in float32 kernels); "dense": every matrix dequantised to `dtype`
+    (the form older transformers releases loaded, and what HF runs for a bf16 checkpoint)."""
+    import transformers
+    path = resolve_model("smollm2-135m").path
+    if variant == "packed":
+        return transformers.AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name,
+                                                                 dtype=dtype).eval()
+    from engine.native.gguf_weights import read_gguf
+    from engine.native.int4_weights import SUFFIXES
+    config = transformers.AutoConfig.from_pretrained(str(path.parent), gguf_file=path.name)
+    model = transformers.LlamaForCausalLM(config)
+    tensors = {k: v for k, v in read_gguf(path).tensors.items() if not k.endswith(SUFFIXES)}
+    missing, unexpected = model.load_state_dict(tensors, strict=False)
+    if unexpected or set(missing) - {"lm_head.weight"}:
+        raise RuntimeError(f"HF dense model: missing {missing}, unexpected {unexpected}")
+    model.lm_head.weight = model.model.embed_tokens.weight  # tied, as in the GGUF
+    return model.to(dtype).eval()
+
+
 def measured_bandwidth_gbs() -> float:
     a = torch.ones(1 << 28, dtype=torch.uint8)  # 256 MiB
     b = torch.empty_like(a)
@@ -121,6 +142,8 @@ def main() -> int:
     ap.add_argument("--prefill-len", type=int, default=2048)
     ap.add_argument("--kv-gib", type=float, default=1.0)
     ap.add_argument("--skip-hf", action="store_true")
+    ap.add_argument("--hf-weights", nargs="+", default=["packed", "dense"], choices=["packed", "dense"],
+                    help="HF reference(s): the GGUF as transformers loads it (packed), and/or dequantised (dense)")
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     a = ap.parse_args()
     if a.quick:
@@ -153,19 +176,18 @@ def main() -> int:
         del eng
         gc.collect()
 
-    hf = {}
-    if not a.skip_hf:
-        import transformers
-        path = resolve_model("smollm2-135m").path
-        dtype = torch.bfloat16 if a.dtype == "bf16" else torch.float32
-        model = transformers.AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name,
-                                                                  dtype=dtype).eval()
-        hf["batch"] = hf_decode(model, prompts(a.hf_batch, a.prompt_len, 1), a.new_tokens)
-        print(f"HF decode, batch {a.hf_batch}: {hf['batch']:.1f} tok/s", flush=True)
-        hf["single"] = hf_decode(model, prompts(1, a.prompt_len, 2), a.new_tokens)
-        print(f"HF decode, batch 1: {hf['single']:.1f} tok/s", flush=True)
-        hf["prefill"] = hf_prefill(model, a.prefill_len)
-        print(f"HF prefill {a.prefill_len}: {hf['prefill']:.0f} tok/s", flush=True)
+    hf: dict[str, dict[str, float]] = {}  # HF variant -> metric -> rate
+    for variant in ([] if a.skip_hf else a.hf_weights):
+        model = hf_model(variant, torch.bfloat16 if a.dtype == "bf16" else torch.float32)
+        r = hf[variant] = {}
+        r["batch"] = hf_decode(model, prompts(a.hf_batch, a.prompt_len, 1), a.new_tokens)
+        print(f"HF ({variant}) decode, batch {a.hf_batch}: {r['batch']:.1f} tok/s", flush=True)
+        r["single"] = hf_decode(model, prompts(1, a.prompt_len, 2), a.new_tokens)
+        print(f"HF ({variant}) decode, batch 1: {r['single']:.1f} tok/s", flush=True)
+        r["prefill"] = hf_prefill(model, a.prefill_len)
+        print(f"HF ({variant}) prefill {a.prefill_len}: {r['prefill']:.0f} tok/s", flush=True)
+        del model
+        gc.collect()
 
     roof = NOTES_BANDWIDTH_GBS * 1e9 / weight_bytes
     rows = [  # (label, our key, HF key, goal)
@@ -174,17 +196,22 @@ def main() -> int:
         (f"decode tok/s, 1 stream with dense {a.dtype} weights (int4 off) vs HF batch 1", "single_dense", "single", ""),
         (f"prefill tok/s, {a.prefill_len}-token prompt", "prefill", "prefill", ">= 1x"),
     ]
-    print(f"\n| metric ({a.dtype}, {a.threads} threads) | native | HF generate | ratio | goal |")
-    print("|---|---:|---:|---:|---|")
+    variants = list(hf)
+    print(f"\n| metric ({a.dtype}, {a.threads} threads) | native | "
+          + " | ".join(f"HF {v} | ratio" for v in variants) + " | goal |")
+    print("|---|---:|" + "---:|---:|" * len(variants) + "---|")
     for label, key, hf_key, goal in rows:
         if key not in ours:
             continue
-        h = hf.get(hf_key)
-        print(f"| {label} | {ours[key]:.1f} | {h:.1f} | {ours[key] / h:.2f}x | {goal} |" if h else
-              f"| {label} | {ours[key]:.1f} | - | - | {goal} |")
+        cells = []
+        for v in variants:
+            h = hf[v].get(hf_key)
+            cells += [f"{h:.1f}", f"{ours[key] / h:.2f}x"]
+        print(f"| {label} | {ours[key]:.1f} | " + "".join(c + " | " for c in cells) + f"{goal} |")
+    blank = " |" * (2 * len(variants))
     print(f"| 1-stream decode as a fraction of the bandwidth roofline ({weight_bytes / 1e6:.0f} MB of weights read "
-          f"per step at {NOTES_BANDWIDTH_GBS:.0f} GB/s = {roof:.0f} tok/s) | {ours['single'] / roof:.0%} | | | |")
-    print(f"| peak RSS of the native run, {a.kv_gib:g} GiB KV budget | {rss_gib:.2f} GiB | | | < 2 GiB |")
+          f"per step at {NOTES_BANDWIDTH_GBS:.0f} GB/s = {roof:.0f} tok/s) | {ours['single'] / roof:.0%} |{blank} |")
+    print(f"| peak RSS of the native run, {a.kv_gib:g} GiB KV budget | {rss_gib:.2f} GiB |{blank} < 2 GiB |")
     print(f"\nmemory copy bandwidth measured now (read+write): {bw:.1f} GB/s; roofline uses {NOTES_BANDWIDTH_GBS:.0f} GB/s")
     return 0
 
