@@ -70,4 +70,4 @@ class Int4Linear:
         return torch.ops.aten._weight_int4pack_mm_for_cpu(x, self.packed, GROUP, self.scale_zero)
 
     def nbytes(self) -> int:
-        return self.packed.numel() * self.packed.element_size() + self.scale_zero.numel() * self.scale_zero.element_size()
+        return self.packed.numel() + self.scale_zero.numel() * self.scale_zero.element_size()  # packed is uint8

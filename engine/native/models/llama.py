@@ -129,12 +129,13 @@ class LlamaModel(nn.Module):
                 if all(p is not None for p in parts):
                     layer.int4[name] = int4_weights.Int4Linear(*parts, dtype=layer.qkv_w.dtype)
                     total += layer.int4[name].nbytes()
-        if total:
+        head = self.lm_head.detach().half()
+        if total and bool(torch.isfinite(head).all()):
             # torch's CPU matrix-vector product reads fp16 ~1.5x faster than bf16 (one row only; from two rows
-            # on fp16 is far slower). fp16 holds the bf16 values: it has more mantissa bits, and the values sit well
-            # inside its range.
-            self.lm_head_fp16 = self.lm_head.detach().half()
-            total += self.lm_head_fp16.numel() * 2
+            # on fp16 is far slower). fp16 holds the bf16 values: more mantissa bits, and embedding values sit
+            # well inside its range (checked above).
+            self.lm_head_fp16 = head
+            total += head.numel() * 2
         return total
 
     def bind_kv_cache(self, caches: list[tuple[torch.Tensor, torch.Tensor | None]]) -> None:
