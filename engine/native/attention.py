@@ -137,9 +137,12 @@ def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache:
         o = torch.bmm(p, vd).view(Hkv, nd, G, D).transpose(0, 1)
         outs.append(o.reshape(nd, Hq * D))
     for c in attn.prefills:
-        qc = q[c.start:c.end].transpose(0, 1)[None]  # [1, Hq, n, D]: CPU flash attention wants 4-D inputs
+        # [1, H, n, D]: the CPU flash kernel wants 4-D inputs, and runs ~15% faster on contiguous ones than on
+        # these strided views of the fused q/k/v rows, copies included.
+        qc = q[c.start:c.end].transpose(0, 1).contiguous()[None]
         if c.mask is None:  # no cached prefix: this chunk's own K/V are the whole context
-            kc, vc = k[c.start:c.end].transpose(0, 1)[None], v[c.start:c.end].transpose(0, 1)[None]
+            kc = k[c.start:c.end].transpose(0, 1).contiguous()[None]
+            vc = v[c.start:c.end].transpose(0, 1).contiguous()[None]
             o = F.scaled_dot_product_attention(qc, kc, vc, is_causal=True, enable_gqa=G != 1)
         else:
             ctx = kv_cache.index_select(1, c.slots)[None]  # [1, 2*Hkv, ctx, D]
