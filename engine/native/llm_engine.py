@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import torch
 
 from engine.base import EngineError, SamplingParams
-from engine.native.block_manager import BlockManager
 from engine.native import int4_weights
+from engine.native.block_manager import BlockManager
 from engine.native.config import EngineConfig
 from engine.native.detokenizer import Detokenizer
 from engine.native.device import dtype_name, resolve_device, resolve_dtype, set_threads
