@@ -8,7 +8,7 @@ import time
 from typing import Any, AsyncIterator
 
 from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, SamplingParams, StreamDelta
-from engine.native.llm_engine import LLMEngine, RequestOutput
+from engine.native.llm_engine import LLMEngine, LogitsProcessor, RequestOutput
 
 # EngineOptions.extra keys passed through to LLMEngine.
 _EXTRA_KEYS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching", "max_prefill_chunk", "int4")
@@ -74,9 +74,9 @@ class NativeEngine(Engine):
 
     def _apply(self, cmd: tuple) -> None:
         if cmd[0] == "add":
-            _, rid, ids, params = cmd
+            _, rid, ids, params, processor = cmd
             try:
-                self.engine.add_request(ids, params, rid)
+                self.engine.add_request(ids, params, rid, logits_processor=processor)
             except Exception as exc:
                 self._deliver(rid, exc)
         elif cmd[0] == "abort":
@@ -114,9 +114,10 @@ class NativeEngine(Engine):
         async for delta in self.stream_prompt(request.request_id, ids, request.params):
             yield delta
 
-    async def stream_prompt(self, request_id: str, prompt_token_ids: list[int],
-                            params: SamplingParams) -> AsyncIterator[StreamDelta]:
-        """Stream one request given as token ids; the last delta carries the Completion (with token ids)."""
+    async def stream_prompt(self, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
+                            logits_processor: LogitsProcessor | None = None) -> AsyncIterator[StreamDelta]:
+        """Stream one request given as token ids; the last delta carries the Completion (with token ids).
+        logits_processor: see LLMEngine.add_request."""
         t0 = time.perf_counter()
         if self._closed:
             yield self._error_delta("engine is closed", t0)
@@ -126,8 +127,7 @@ class NativeEngine(Engine):
         rid = f"{request_id}#{self._counter}"  # unique even when a caller reuses ids
         q: asyncio.Queue = asyncio.Queue()
         self._sinks[rid] = (asyncio.get_running_loop(), q)
-        self._on_submit(rid)
-        self._inbox.put(("add", rid, ids, params))
+        self._inbox.put(("add", rid, ids, params, logits_processor))
         first: float | None = None
         finished = False
         try:
@@ -155,15 +155,8 @@ class NativeEngine(Engine):
                 return
         finally:
             self._sinks.pop(rid, None)
-            self._on_release(rid)
             if not finished:  # the caller went away: free the KV blocks now
                 self._inbox.put(("abort", rid))
-
-    def _on_submit(self, rid: str) -> None:
-        """Hook for subclasses that attach per-request state (e.g. a logits constraint) before it runs."""
-
-    def _on_release(self, rid: str) -> None:
-        """Hook: the request's stream ended, finished or abandoned."""
 
     @staticmethod
     def _error_delta(error: str, t0: float, prompt_tokens: int = 0) -> StreamDelta:

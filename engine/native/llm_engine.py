@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import torch
 
@@ -22,6 +23,10 @@ from engine.native.scheduler import Scheduler
 from engine.native.sequence import Sequence
 from engine.native.tokenizer import Tokenizer
 from engine.native.weight_cache import load_weights
+
+
+# Edits one request's float32 logits row in place before sampling: (output token ids so far, row) -> None.
+LogitsProcessor = Callable[[list[int], torch.Tensor], None]
 
 
 @dataclass
@@ -102,6 +107,7 @@ class LLMEngine:
         self._seqs: dict[str, Sequence] = {}
         self._detok: dict[str, Detokenizer] = {}
         self._pending: list[RequestOutput] = []  # outputs produced outside step() (rejections, aborts)
+        self._processors: dict[str, LogitsProcessor] = {}
         self._ids = itertools.count()
 
     def _enable_int4(self, want: bool | None, tensors: dict) -> int:
@@ -123,14 +129,18 @@ class LLMEngine:
 
     # ---- requests -------------------------------------------------------------------------------
     def add_request(self, prompt_token_ids: list[int], params: SamplingParams | None = None,
-                    request_id: str | None = None) -> str:
-        """Queue a request; a request that can never run finishes with an error on the next step."""
+                    request_id: str | None = None, logits_processor: LogitsProcessor | None = None) -> str:
+        """Queue a request; a request that can never run finishes with an error on the next step.
+        logits_processor(output_token_ids, logits_row) may edit the request's float32 logits row in place
+        before each token is sampled (structured output, banned tokens)."""
         params = params or SamplingParams()
         rid = request_id if request_id is not None else f"req-{next(self._ids)}"
         if rid in self._seqs:
             raise ValueError(f"request id {rid!r} is already in use")
         seq = Sequence(rid, prompt_token_ids, params)
         self._seqs[rid] = seq
+        if logits_processor is not None:
+            self._processors[rid] = logits_processor
         self._detok[rid] = Detokenizer(self.tokenizer, params.stop)
         vocab = self.model_config.vocab_size
         limit = self.config.max_model_len
@@ -192,6 +202,8 @@ class LLMEngine:
                 st.num_cached_tokens += seq.num_cached_tokens
         logits, rows = self.runner.run(seqs, counts)
         sampled = [i for i, r in enumerate(rows) if r >= 0]
+        if self._processors and sampled:
+            self._process_logits(logits, [(seqs[i], rows[i]) for i in sampled])
         tokens, logprobs = (sample(logits, [seqs[i] for i in sampled]) if sampled else ([], None))
         now = time.perf_counter()
         for seq, n in zip(seqs, counts):
@@ -208,6 +220,14 @@ class LLMEngine:
             out.outputs.append(self._after_token(seq, tok))
         st.elapsed_s = time.perf_counter() - t0
         return out
+
+    def _process_logits(self, logits: torch.Tensor, seq_rows: list[tuple[Sequence, int]]) -> None:
+        # The runner's logits may be inference tensors, which accept in-place writes only in inference mode.
+        with torch.inference_mode(logits.is_inference()):
+            for seq, r in seq_rows:
+                proc = self._processors.get(seq.request_id)
+                if proc is not None:
+                    proc(seq.output_token_ids, logits[r])
 
     def _after_token(self, seq: Sequence, tok: int) -> RequestOutput:
         p = seq.params
@@ -233,6 +253,7 @@ class LLMEngine:
     def _finish_output(self, seq: Sequence, new_text: str, new_ids: list[int] | None = None) -> RequestOutput:
         detok = self._detok.pop(seq.request_id, None)
         self._seqs.pop(seq.request_id, None)
+        self._processors.pop(seq.request_id, None)
         seq.status = seq.status.FINISHED
         return RequestOutput(seq.request_id, seq.token_ids[:seq.num_prompt_tokens], seq.output_token_ids,
                              new_ids or [], detok.text if detok else "", new_text, True,
@@ -242,11 +263,14 @@ class LLMEngine:
                              finish_time=seq.finish_time)
 
     # ---- introspection ----------------------------------------------------------------------------
-    def kv_stats(self) -> dict:
-        bm = self.block_manager
-        return {"num_blocks": bm.num_blocks, "blocks_free": bm.num_free, "blocks_used": bm.num_blocks - bm.num_free,
+    def stats(self) -> dict:
+        """Live counters: requests, KV blocks, prefix cache, preemptions (the server's /metrics reads these)."""
+        bm, sched = self.block_manager, self.scheduler
+        return {"requests_running": len(sched.running), "requests_waiting": len(sched.waiting),
+                "num_blocks": bm.num_blocks, "blocks_free": bm.num_free, "blocks_used": bm.num_blocks - bm.num_free,
                 "block_size": bm.block_size, "kv_cache_bytes": self.kv.bytes,
-                "prefix_cache_hit_rate": bm.prefix_hit_rate(), "preemptions": self.scheduler.total_preemptions}
+                "prefix_cache_queries": bm.queries, "prefix_cache_hits": bm.hits,
+                "prefix_cache_hit_rate": bm.prefix_hit_rate(), "preemptions": sched.total_preemptions}
 
     def describe(self) -> dict:
         return {"model": self.model_name, "model_path": str(self.model_path), "model_sha256": self.model_sha256,

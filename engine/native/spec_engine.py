@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import torch
 
-from engine.base import EngineError
-from engine.native.llm_engine import LLMEngine, StepOutput
+from engine.base import EngineError, SamplingParams
+from engine.native.llm_engine import LLMEngine, LogitsProcessor, StepOutput
 from engine.native.sampler import sample as engine_sample
 from engine.native.sequence import Sequence
 from engine.native.spec_decode import (SpecStats, SyntheticAcceptance, accept_greedy, accept_rejection,
@@ -48,6 +48,13 @@ class SpecLLMEngine(LLMEngine):
         self.last_step_spec = SpecStats()  # this step only (sweeps time whole steps)
         self._mtp: dict[str, _MTPState] = {}
         self.drafter = MTPDrafter(self.model, self.config.block_size, self.device) if nextn else None
+
+    def add_request(self, prompt_token_ids: list[int], params: SamplingParams | None = None,
+                    request_id: str | None = None, logits_processor: LogitsProcessor | None = None) -> str:
+        if logits_processor is not None and self.nextn:
+            raise EngineError("logits processors are not applied to speculative steps (drafts are verified "
+                              "against the raw logits); use nextn=0 for constrained requests")
+        return super().add_request(prompt_token_ids, params, request_id, logits_processor)
 
     def describe(self) -> dict:
         return {**super().describe(), "nextn": self.nextn,

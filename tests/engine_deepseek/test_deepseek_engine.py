@@ -239,3 +239,11 @@ def test_bf16_engine_keeps_router_fp32(tiny_folder):
         assert eng.model.embed_tokens.dtype == torch.bfloat16 and gate.weight.dtype == torch.float32
         assert torch.equal(gate.e_score_correction_bias, want.float())
         assert _run(eng, [[5, 6, 7]], SamplingParams(max_tokens=3))[0][0]
+
+
+def test_spec_engine_refuses_logits_processors(predictable_folder):
+    eng = _engine(SpecLLMEngine, predictable_folder, nextn=2)
+    with pytest.raises(EngineError, match="logits processors"):
+        eng.add_request([5, 6, 7], SamplingParams(max_tokens=2), logits_processor=lambda ids, row: None)
+    plain = _engine(SpecLLMEngine, predictable_folder, nextn=0)  # no drafts: processors apply as in LLMEngine
+    plain.add_request([5, 6, 7], SamplingParams(max_tokens=2), logits_processor=lambda ids, row: None)

@@ -67,7 +67,7 @@ def test_cancelled_request_frees_its_blocks(native):
         task.cancel()
         await asyncio.sleep(0.5)
     asyncio.run(go())
-    stats = native.engine.kv_stats()
+    stats = native.engine.stats()
     assert stats["blocks_used"] == 0 and not native.engine.has_unfinished()
 
 

@@ -40,7 +40,7 @@ def test_same_tokens_across_cache_and_chunking_modes(mixed_ids, alone, kw):
     again = llm.generate([mixed_ids[19]], GREEDY)[0]  # its prompt blocks were computed above
     assert again.token_ids == alone[19]
     assert (again.num_cached_tokens > 0) == kw["enable_prefix_caching"]
-    assert (llm.engine.kv_stats()["prefix_cache_hit_rate"] > 0) == kw["enable_prefix_caching"]
+    assert (llm.engine.stats()["prefix_cache_hit_rate"] > 0) == kw["enable_prefix_caching"]
 
 
 def test_one_token_prefill_chunks_give_same_tokens(mixed_ids, alone):
@@ -59,14 +59,14 @@ def test_prefix_cache_hit_gives_same_tokens(llm32, mixed_ids, alone):
 def test_preemption_under_tiny_kv_budget_completes_every_request(mixed_ids, alone):
     per_block = 30 * 2 * 3 * 64 * 4 * 16  # layers x (K,V) x kv heads x head dim x fp32 x block size
     llm = _engine(kv_cache_gib=12 * per_block / (1 << 30), enable_prefix_caching=False)
-    assert llm.engine.kv_stats()["num_blocks"] == 11  # one of the 12 is the reserved null block
+    assert llm.engine.stats()["num_blocks"] == 11  # one of the 12 is the reserved null block
     prompts = [mixed_ids[i] for i in PROBES] * 2
     outs = llm.generate(prompts, SHORT)
-    assert llm.engine.kv_stats()["preemptions"] > 0
+    assert llm.engine.stats()["preemptions"] > 0
     for k, i in enumerate(PROBES * 2):
         assert outs[k].finish_reason in ("stop", "length")
         assert outs[k].token_ids == alone[i][:12]
-    assert llm.engine.kv_stats()["blocks_free"] == 11
+    assert llm.engine.stats()["blocks_free"] == 11
 
 
 def test_request_larger_than_whole_cache_fails_alone(mixed_ids):

@@ -74,3 +74,38 @@ def test_over_long_prompt_errors_only_that_request(mixed_ids):
     assert outs[1].finish_reason == "error" and "context length is 64" in outs[1].error
     assert outs[0].finish_reason in ("stop", "length") and outs[0].token_ids
     assert outs[2].finish_reason in ("stop", "length") and outs[2].token_ids
+
+
+def test_logits_processor_edits_a_requests_rows_before_sampling(llm32, chat_ids):
+    eng = llm32.engine
+    greedy = SamplingParams(max_tokens=6, temperature=0.0)
+    plain = llm32.generate([chat_ids[2]], greedy)[0].token_ids
+    banned, seen = plain[0], []
+
+    def ban(output_token_ids, row):
+        seen.append(list(output_token_ids))
+        row[banned] = float("-inf")
+
+    rid = eng.add_request(chat_ids[2], greedy, logits_processor=ban)
+    other = eng.add_request(chat_ids[2], greedy)  # same prompt in the same steps, no processor
+    done = {}
+    while eng.has_unfinished():
+        done.update({o.request_id: o for o in eng.step().outputs if o.finished})
+    assert done[other].token_ids == plain
+    ours = done[rid].token_ids
+    assert banned not in ours and len(ours) == 6
+    assert seen == [ours[:i] for i in range(6)]  # called once per sampled token, with the tokens so far
+    assert not eng._processors  # dropped when the request finished
+
+
+def test_stats_counts_requests_blocks_and_prefix_hits(llm32, chat_ids):
+    eng = llm32.engine
+    eng.add_request(chat_ids[4], SamplingParams(max_tokens=2))
+    st = eng.stats()
+    assert st["requests_waiting"] == 1 and st["requests_running"] == 0
+    while eng.has_unfinished():
+        eng.step()
+    st = eng.stats()
+    assert st["requests_waiting"] == st["requests_running"] == 0
+    assert st["blocks_used"] + st["blocks_free"] == st["num_blocks"]
+    assert st["prefix_cache_hits"] <= st["prefix_cache_queries"]
