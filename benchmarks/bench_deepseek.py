@@ -114,8 +114,8 @@ def kv_bytes(cfg: dict, dtype_bytes: int = 2) -> tuple[int, int]:
 def _start(folder: Path, batch: int, nextn: int, accept: float, context: int, threads: int):
     from engine.native.spec_engine import SpecLLMEngine
     eng = SpecLLMEngine(model=str(folder), device="cpu", dtype="fp32", threads=threads, kv_cache_gib=0.5,
-                        nextn=nextn, synthetic_acceptance=accept if nextn else None, spec_seed=0)
-    eng.eos_ids = set()  # random weights: keep every request decoding
+                        nextn=nextn, synthetic_acceptance=accept if nextn else None, spec_seed=0,
+                        ignore_eos=True)  # random weights: keep every request decoding
     g = torch.Generator().manual_seed(1)
     for _ in range(batch):
         eng.add_request(torch.randint(3, BENCH_CONFIG["vocab_size"], (context,), generator=g).tolist(),

@@ -45,7 +45,8 @@ class DecodeSweep:
         c = self.cfg
         steps = c.warmup_steps + c.measured_steps
         self.tokens_per_step = c.nextn + 1  # the most a request can gain per step
-        options: dict[str, Any] = {"max_num_seqs": max(c.points)}
+        # ignore_eos: random prompts may sample EOS; a decode sweep keeps every request running every step.
+        options: dict[str, Any] = {"max_num_seqs": max(c.points), "ignore_eos": True}
         if "max_num_batched_tokens" not in c.engine:
             options["max_num_batched_tokens"] = max(2048, max(c.points) * self.tokens_per_step)
         if c.nextn:
@@ -55,8 +56,6 @@ class DecodeSweep:
         if c.context + steps * self.tokens_per_step + 8 >= self.engine.config.max_model_len:
             raise ValueError(f"context {c.context} + {steps} steps exceeds the model's length "
                              f"{self.engine.config.max_model_len}")
-        # Random prompts may sample EOS; a decode sweep must keep every request running for every step.
-        self.engine.eos_ids = set()
         self.prompts = PromptMaker(self.engine.model_config.vocab_size, c.seed)
 
     def _build_spec_engine(self, options: dict[str, Any]):

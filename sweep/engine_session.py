@@ -40,8 +40,7 @@ class PromptMaker:
 
 def drain(engine) -> None:
     """Abort everything still queued or running so the next point starts with an empty cache."""
-    for seq in list(engine.scheduler.running) + list(engine.scheduler.waiting):
-        engine.abort(seq.request_id)
+    engine.abort_all()
     while engine.has_unfinished():
         engine.step()
 

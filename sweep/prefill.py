@@ -59,7 +59,7 @@ class PrefillSweep:
 
     def _round(self, batch_tokens: int, prompt_len: int) -> list[tuple[float, int, int]]:
         """Prefill whole prompts with `batch_tokens` per step; (seconds, computed, cached) per step."""
-        self.engine.scheduler.config.max_num_batched_tokens = batch_tokens
+        self.engine.config.max_num_batched_tokens = batch_tokens
         n = max(1, batch_tokens // prompt_len)
         for _ in range(n):  # max_tokens=1: each request ends with its prefill step
             prefix = self._prefix[:prompt_len - 1]

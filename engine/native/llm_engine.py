@@ -172,6 +172,10 @@ class LLMEngine:
         self._pending.append(self._finish_output(seq, ""))
         return True
 
+    def abort_all(self) -> int:
+        """Abort every queued and running request; returns how many were stopped."""
+        return sum(self.abort(rid) for rid in list(self._seqs))
+
     def has_unfinished(self) -> bool:
         return self.scheduler.has_unfinished() or bool(self._pending)
 

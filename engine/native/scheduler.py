@@ -29,7 +29,6 @@ class Scheduler:
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.total_preemptions = 0
-        self._chunk_cap = config.max_prefill_chunk or config.max_num_batched_tokens
 
     def add(self, seq: Sequence) -> None:
         self.waiting.append(seq)
@@ -48,13 +47,14 @@ class Scheduler:
 
     def schedule(self) -> tuple[ScheduledBatch, list[Sequence]]:
         """Pick this step's work; also returns sequences that can never fit in the KV cache."""
-        budget = self.config.max_num_batched_tokens
+        budget = self.config.max_num_batched_tokens  # read per step: sweeps change it between points
+        chunk_cap = self.config.max_prefill_chunk or budget
         seqs, counts, failed, preempted = [], [], [], 0
         # Running sequences first (decodes and unfinished prefill chunks), oldest first.
         i = 0
         while i < len(self.running) and budget > 0:
             seq = self.running[i]
-            n = min(seq.num_tokens - seq.num_computed_tokens, budget, self._chunk_cap)
+            n = min(seq.num_tokens - seq.num_computed_tokens, budget, chunk_cap)
             while not self.bm.can_grow(seq, seq.num_computed_tokens + n):
                 victim = self.running[-1]
                 if victim is seq and len(self.running) == 1:
@@ -82,7 +82,7 @@ class Scheduler:
         while self.waiting and budget > 0 and len(self.running) < self.config.max_num_seqs and not preempted:
             seq = self.waiting[0]
             hits = self.bm.lookup_prefix(seq)
-            n = min(seq.num_tokens - len(hits) * self.bm.block_size, budget, self._chunk_cap)
+            n = min(seq.num_tokens - len(hits) * self.bm.block_size, budget, chunk_cap)
             if not self.bm.admit(seq, n):
                 if not self.running and not seqs:
                     self.waiting.popleft()
