@@ -42,9 +42,13 @@ class NativeEngine(Engine):
     @classmethod
     def from_options(cls, options: EngineOptions) -> "NativeEngine":
         extra = {k: options.extra[k] for k in _EXTRA_KEYS if k in options.extra}
-        engine = LLMEngine(model=options.model, device=options.device, dtype=options.dtype, threads=options.threads,
-                           kv_cache_gib=options.kv_cache_gib if options.kv_cache_gib is not None else 1.0,
-                           max_model_len=options.max_model_len, max_num_seqs=options.max_num_seqs or 256, **extra)
+        engine_cls: type[LLMEngine] = LLMEngine
+        if options.extra.get("nextn"):  # MTP speculative decoding
+            from engine.native.spec_engine import SpecLLMEngine
+            engine_cls, extra["nextn"] = SpecLLMEngine, int(options.extra["nextn"])
+        engine = engine_cls(model=options.model, device=options.device, dtype=options.dtype, threads=options.threads,
+                            kv_cache_gib=options.kv_cache_gib if options.kv_cache_gib is not None else 1.0,
+                            max_model_len=options.max_model_len, max_num_seqs=options.max_num_seqs or 256, **extra)
         return cls(engine)
 
     # ---- engine thread ----------------------------------------------------------------------------

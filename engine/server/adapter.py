@@ -13,6 +13,7 @@ then uses:
   ignore_eos_constraint() -> TokenConstraint
                             a constraint that masks end-of-sequence tokens (the `ignore_eos` extension)
   stats() -> dict           keys as in metrics.ENGINE_METRICS (KV blocks, prefix cache, speculative tokens)
+  supports_logits_constraints  False when the two above cannot apply (e.g. speculative decoding)
 """
 from __future__ import annotations
 
@@ -37,12 +38,16 @@ class ServingAdapter:
         return self._stream_prompt is not None and self.tokenizer is not None
 
     @property
+    def _constrainable(self) -> bool:
+        return self.supports_prompts and getattr(self.engine, "supports_logits_constraints", True)
+
+    @property
     def supports_constraints(self) -> bool:
-        return self.supports_prompts and hasattr(self.engine, "compile_response_format")
+        return self._constrainable and hasattr(self.engine, "compile_response_format")
 
     @property
     def supports_ignore_eos(self) -> bool:
-        return self.supports_prompts and hasattr(self.engine, "ignore_eos_constraint")
+        return self._constrainable and hasattr(self.engine, "ignore_eos_constraint")
 
     def ignore_eos_constraint(self) -> Callable[[], Any]:
         return self.engine.ignore_eos_constraint

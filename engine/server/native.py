@@ -55,6 +55,9 @@ class ServingNativeEngine(NativeEngine):
         self.max_model_len = engine.config.max_model_len
         self.max_num_seqs = engine.config.max_num_seqs
         self.aborted = 0
+        # Speculative steps verify drafts against raw logits, so constraints (structured output, ignore_eos)
+        # cannot apply; the server answers such requests with a 400.
+        self.supports_logits_constraints = not getattr(engine, "nextn", 0)
 
     @classmethod
     def from_options(cls, options: EngineOptions) -> "ServingNativeEngine":

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from engine import ENGINES, EngineOptions, SamplingParams, create_engine
-from harness.commands.native_flags import add_int4_argument, int4_extra
+from harness.commands.native_flags import add_int4_argument, add_nextn_argument, native_extra
 from harness.generate import GenerateConfig, describe_result, load_items, resolve_data_path, run_generation
 from tasks import TASKS, get_task
 
@@ -48,6 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=int, help="native engine: CPU threads")
     p.add_argument("--kv-cache-gib", type=float, help="native engine: KV cache memory budget")
     add_int4_argument(p, "native engine: ")
+    add_nextn_argument(p, "native engine: ")
     p.add_argument("--force", action="store_true", help="start a new run even if --out holds a different one")
     p.add_argument("--no-progress", action="store_true")
 
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         model=model, base_urls=[u for url in args.base_url for u in url.split(",") if u], api_key_env=args.api_key_env,
         request_timeout_s=args.request_timeout, max_retries=args.max_retries,
         retry_base_delay_s=args.retry_base_delay, device=args.device, dtype=args.dtype,
-        threads=args.threads, kv_cache_gib=args.kv_cache_gib, extra=int4_extra(args),
+        threads=args.threads, kv_cache_gib=args.kv_cache_gib, extra=native_extra(args),
     )
     cfg = GenerateConfig(
         task=task, data_path=data_path, out=Path(args.out), samples=args.samples or task.default_samples,

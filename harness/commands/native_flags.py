@@ -10,6 +10,15 @@ def add_int4_argument(p: argparse.ArgumentParser, prefix: str = "") -> None:
                         "bf16); auto = whenever possible")
 
 
-def int4_extra(args: argparse.Namespace) -> dict:
-    """`--int4` -> EngineOptions.extra entries (none for auto: the engine decides)."""
-    return {} if args.int4 == "auto" else {"int4": args.int4 == "on"}
+def add_nextn_argument(p: argparse.ArgumentParser, prefix: str = "") -> None:
+    p.add_argument("--nextn", type=int, default=0,
+                   help=f"{prefix}draft tokens per step for MTP speculative decoding (DeepSeek-V3-style checkpoints "
+                        "with MTP modules; default 0 = off)")
+
+
+def native_extra(args: argparse.Namespace) -> dict:
+    """`--int4` and `--nextn` -> EngineOptions.extra entries (nothing for the defaults)."""
+    extra: dict = {} if args.int4 == "auto" else {"int4": args.int4 == "on"}
+    if args.nextn:
+        extra["nextn"] = args.nextn
+    return extra

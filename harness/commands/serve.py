@@ -7,7 +7,7 @@ import os
 import sys
 
 from engine.base import EngineError, EngineOptions
-from harness.commands.native_flags import add_int4_argument, int4_extra
+from harness.commands.native_flags import add_int4_argument, add_nextn_argument, native_extra
 
 HELP = "serve the built-in engine over the OpenAI API (/v1/chat/completions, /v1/completions, /metrics)"
 EXAMPLES = """\
@@ -41,6 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--block-size", type=int, help="KV cache block size in tokens (default 16)")
     p.add_argument("--no-prefix-caching", action="store_true")
     add_int4_argument(p)
+    add_nextn_argument(p)
 
 
 def _is_loopback(host: str) -> bool:
@@ -53,7 +54,7 @@ def _is_loopback(host: str) -> bool:
 
 
 def engine_options(args: argparse.Namespace) -> EngineOptions:
-    extra = int4_extra(args)
+    extra = native_extra(args)
     if args.max_num_batched_tokens:
         extra["max_num_batched_tokens"] = args.max_num_batched_tokens
     if args.block_size:
