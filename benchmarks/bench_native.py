@@ -1,8 +1,9 @@
 """Built-in engine vs HF transformers `generate`, side by side in one run (same model file, dtype, threads).
 
-    python benchmarks/bench_native.py [--dtype bf16|fp32] [--threads 2] [--quick]
+    python benchmarks/bench_native.py [--dtype bf16|fp32] [--threads 2] [--quick] [--hf-weights packed dense]
 
 Decode rates count output tokens after the first (prefill excluded); tokens/s/user = 1 / time per output token.
+HF runs twice by default: the GGUF as transformers loads it (packed) and the same model dequantised (dense).
 """
 from __future__ import annotations
 
