@@ -13,7 +13,8 @@ then uses:
   ignore_eos_constraint() -> TokenConstraint
                             a constraint that masks end-of-sequence tokens (the `ignore_eos` extension)
   stats() -> dict           keys as in metrics.ENGINE_METRICS (KV blocks, prefix cache, speculative tokens)
-  supports_logits_constraints  False when the two above cannot apply (e.g. speculative decoding)
+  supports_logits_constraints  False when constraints (response_format, ignore_eos) cannot apply,
+                            e.g. under speculative decoding
 """
 from __future__ import annotations
 
