@@ -19,7 +19,7 @@ from engine.native.model_registry import resolve_model
 from engine.native.model_runner import ModelRunner
 from engine.native.models import model_class
 from engine.native.sampler import sample
-from engine.native.scheduler import Scheduler
+from engine.native.scheduler import ScheduledBatch, Scheduler
 from engine.native.sequence import Sequence
 from engine.native.tokenizer import Tokenizer
 from engine.native.weight_cache import load_weights
@@ -180,18 +180,21 @@ class LLMEngine:
         return self.scheduler.has_unfinished() or bool(self._pending)
 
     # ---- one step ---------------------------------------------------------------------------------
-    def step(self) -> StepOutput:
-        t0 = time.perf_counter()
+    def _schedule(self) -> tuple[StepOutput, ScheduledBatch]:
+        """Start a step: pending outputs, this step's batch, and requests that can never fit finished with errors."""
         out = StepOutput(outputs=self._pending)
         self._pending = []
         batch, failed = self.scheduler.schedule()
         for seq in failed:
-            seq.finish_reason = "error"
-            seq.status = seq.status.FINISHED
-            seq.finish_time = time.perf_counter()
+            seq.finish_reason, seq.status, seq.finish_time = "error", seq.status.FINISHED, time.perf_counter()
             out.outputs.append(self._finish_output(seq, ""))
+        out.stats.num_preempted = batch.num_preempted
+        return out, batch
+
+    def step(self) -> StepOutput:
+        t0 = time.perf_counter()
+        out, batch = self._schedule()
         st = out.stats
-        st.num_preempted = batch.num_preempted
         if batch.empty:
             st.elapsed_s = time.perf_counter() - t0
             return out

@@ -64,15 +64,9 @@ class SpecLLMEngine(LLMEngine):
         if not self.nextn:
             return super().step()
         t0 = time.perf_counter()
-        out = StepOutput(outputs=self._pending)
-        self._pending = []
         self.last_step_spec = SpecStats()
-        batch, failed = self.scheduler.schedule()
-        for seq in failed:
-            seq.finish_reason, seq.status, seq.finish_time = "error", seq.status.FINISHED, time.perf_counter()
-            out.outputs.append(self._finish_output(seq, ""))
+        out, batch = self._schedule()
         st = out.stats
-        st.num_preempted = batch.num_preempted
         if batch.empty:
             st.elapsed_s = time.perf_counter() - t0
             return out
