@@ -4,8 +4,10 @@ At small batch sizes a decode step is bound by reading weights. A GGUF Q4_0/Q4_1
 32 inputs, 4-bit codes q with an fp16 scale d (and, for Q4_1, a minimum m): w = d*q + m (Q4_1) or
 w = d*(q - 8) (Q4_0). torch's `_weight_int4pack_mm_for_cpu` computes with w = (q - 8)*scale + zero per group
 of 32, so the file's codes map onto it without requantising: scale = d, zero = m + 8d (Q4_1) or 0 (Q4_0).
-Reading 0.56 bytes per weight instead of 2 (bf16) makes the weight matmuls of a single-stream step ~4x faster
-here; from about 16 rows per step the dense bf16 matmul is faster again, so both forms are kept.
+Scale and zero are held in bf16, which the kernel requires; the dense bf16 weights round to that precision too.
+Reading 0.625 bytes per weight (codes plus a bf16 scale and zero per 32) instead of 2 (bf16) makes the weight
+matmuls of a single-stream step ~4x faster here; from about 16 rows per step the dense bf16 matmul is faster
+again, so both forms are kept.
 
 Storage form (our own, stable across torch versions): codes as uint8 [N, K/2] with the even column in the
 low nibble, scale and zero as float32 [N, K/32]. torch's packed layout is built from it at load time.
