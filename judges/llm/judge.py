@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import openai
 
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from judges.base import Judge, JudgeError, Verdict
 from judges.llm.cache import VerdictCache, cache_key, default_cache_root
 from judges.llm.parsing import ParseError, ParsedVerdict, parse_reply
