@@ -9,6 +9,7 @@ from judges.base import Judge, JudgeConfigError, JudgeError, Verdict
 JUDGES: dict[str, str] = {
     "rules": "judges.rules:RulesJudge",
     "llm": "judges.llm:LLMJudge",
+    "rules+llm": "judges.hybrid:HybridJudge",  # rules first; what they cannot read goes to the LLM judge
 }
 
 

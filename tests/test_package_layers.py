@@ -9,8 +9,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_judges_import_without_the_harness():
-    code = ("import sys, judges, judges.base, judges.rules, judges.llm, records\n"
-            "judges.create_judge('rules')\n"
+    code = ("import sys, judges, judges.base, judges.rules, judges.llm, judges.hybrid, records\n"
+            "judges.create_judge('rules'); judges.create_judge('rules+llm', judge_model='m')\n"
             "loaded = sorted(m for m in sys.modules if m == 'harness' or m.startswith('harness.'))\n"
             "print(','.join(loaded))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)

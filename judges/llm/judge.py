@@ -40,6 +40,11 @@ def _same_text(a: str, b: str) -> bool:
     return a.strip().strip("*`\"' .").casefold() == b.strip().strip("*`\"' .").casefold()
 
 
+def _sendable(text: str) -> str:
+    """Text that encodes as UTF-8: a lone surrogate (possible in a saved response) becomes '?'."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def _error_message(exc: openai.APIStatusError) -> str:
     """The server's own message from an OpenAI-style error body (what names a rejected parameter)."""
     body = exc.body
@@ -190,7 +195,7 @@ class LLMJudge(Judge):
 
         if images and not self.pass_images:
             question, images = f"{question}\n{IMAGE_NOTE}", []
-        messages = build_messages(question, record.target, response, images,
+        messages = build_messages(_sendable(question), _sendable(record.target), _sendable(response), images,
                                   **({"make_nonce": self._make_nonce} if self._make_nonce else {}))
         self._ensure_clients()
         assert self._semaphore is not None
