@@ -29,11 +29,12 @@ def _from_dict(cls, data: Any, where: str):
     names, required = _schema(cls)
     if not required <= data.keys():
         raise RecordError(f"{where}: missing field(s) {', '.join(sorted(required - data.keys()))}")
-    checks = _type_checks(cls)
-    for name in names & data.keys():
-        problem = checks[name](data[name])
-        if problem:
-            raise RecordError(f"{where}: field {name!r} must be {problem}, got {_shown(data[name])}")
+    for name, allowed, description in _type_checks(cls):
+        if name in data:
+            value = data[name]
+            # JSON true is not the integer 1; no field admits a bool unless its annotation says bool
+            if not isinstance(value, allowed) or (value is True or value is False) and bool not in allowed:
+                raise RecordError(f"{where}: field {name!r} must be {description}, got {_shown(value)}")
     return cls(**{k: v for k, v in data.items() if k in names})
 
 
@@ -65,16 +66,9 @@ def _accepts(hint: Any) -> tuple[tuple[type, ...], str]:
 
 
 @lru_cache(maxsize=None)
-def _type_checks(cls) -> dict[str, Any]:
-    def check(allowed: tuple[type, ...], description: str):
-        def problem(value: Any) -> str | None:
-            if isinstance(value, bool) and bool not in allowed:
-                return description  # JSON true is not the integer 1
-            return None if isinstance(value, allowed) else description
-        return problem
-
+def _type_checks(cls) -> tuple[tuple[str, tuple[type, ...], str], ...]:
     hints = typing.get_type_hints(cls)
-    return {f.name: check(*_accepts(hints[f.name])) for f in fields(cls)}
+    return tuple((f.name, *_accepts(hints[f.name])) for f in fields(cls))
 
 
 def _shallow_dict(record: Any) -> dict[str, Any]:
