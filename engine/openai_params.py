@@ -17,6 +17,8 @@ SEND_TEMPERATURE_CHOICES = ("auto", "yes", "no")
 SAMPLING_KNOBS = ("temperature", "top_p")  # what a reasoning model fixes at its default
 # Optional knobs a request may lose without changing what is asked; anything else rejected is reported.
 DROPPABLE = frozenset({*SAMPLING_KNOBS, "seed", "presence_penalty", "frequency_penalty", "logprobs", "top_k"})
+# Parameters whose rejection is ours to handle; any other (e.g. response_format) is left to the caller.
+MANAGED = frozenset({*TOKEN_PARAMS, *DROPPABLE, "reasoning_effort"})
 
 # Model names as OpenAI spells them (o1, o1-mini, o3-2025-04-16, o4-mini, gpt-5, gpt-5-mini, gpt-5.1),
 # optionally behind a provider prefix such as "openai/".
@@ -97,7 +99,7 @@ class RequestParams:
         """Learn from a 400 on request `sent`: 'retry' (a parameter renamed or dropped, or the request was
         built before an earlier change), 'reported' (rejected again or not ours to drop) or 'other'."""
         rejection = rejected_parameter(message, sent)
-        if rejection is None:
+        if rejection is None or rejection.param not in MANAGED:
             return "other"
         param = rejection.param
         if param in TOKEN_PARAMS:

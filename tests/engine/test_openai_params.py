@@ -82,6 +82,15 @@ def test_flags_override_the_model_rule(scripted_server: ScriptedServer):
         make_engine(scripted_server.base_url, token_param="max_output_tokens")
 
 
+def test_only_parameters_it_manages_are_renamed_dropped_or_reported():
+    params = RequestParams.for_model("gpt-4o")
+    sent = {"max_tokens": 5, "temperature": 0, "response_format": {}, "reasoning_effort": "high"}
+    assert params.adjust("Unsupported parameter: 'response_format' is not supported.", sent) == "other"
+    assert params.adjust("Unsupported parameter: 'reasoning_effort' is not supported.", sent) == "reported"
+    assert params.adjust("Unsupported parameter: 'seed'.", {**sent, "seed": 1}) == "retry" and "seed" in params.dropped
+    assert params.changes == ["seed dropped"]
+
+
 def test_request_params_apply_is_deterministic():
     params = RequestParams.for_model("gpt-4o")
     body = params.apply({}, 10, {"temperature": 0.0, "top_p": 1.0, "seed": None})

@@ -141,3 +141,15 @@ def test_grade_cli_passes_the_request_flags(tmp_path, monkeypatch):
     config = summary["judge"]["config"]
     assert config["reasoning_effort"] == "medium" and config["temperature"] is None
     assert config["request_params"]["token_param"] == "max_completion_tokens"
+
+
+def test_a_server_rejecting_response_format_by_name_still_gets_plain_text(tmp_path):
+    def no_schema(body):
+        if "response_format" in body:
+            return Reply(status=400, error_message="Unsupported parameter: 'response_format' is not supported "
+                                                   "with this model.")
+        return Reply(text="extracted_final_answer: 42\ncorrect: yes")
+
+    with ScriptedServer(no_schema, model=JUDGE_MODEL) as s:
+        [v] = grade_all(judge_for(s, tmp_path), [record("Answer: 42")])
+    assert (v.status, v.correct, v.detail["output_mode"]) == ("graded", True, "text")
