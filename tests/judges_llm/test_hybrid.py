@@ -215,3 +215,26 @@ def test_malformed_responses_are_graded_never_crash_never_correct(tmp_path, monk
     assert all(g["detail"]["decided_by"] in ("rules", "llm") for g in grades.values())
     graded = [g for g in grades.values() if g["status"] == "graded"]
     assert graded and all(g["detail"]["decided_by"] == "rules" and g["detail"]["reason"] for g in graded)
+
+
+def test_gpqa_end_to_end_only_the_unread_samples_cost_a_call(tmp_path, monkeypatch):
+    from tests.judges_llm.runs import make_run
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    run = make_run(tmp_path / "gpqa", "gpqa", lambda req: "Answer: A" if req.request_id.endswith("#0")
+                   else "Hard to say; each option has merit.", samples=2)
+    records = [json.loads(x) for x in (run / "generations.jsonl").read_text().splitlines()]
+
+    def says_a(body):
+        reference = re.search(r"<reference-[0-9a-z]+>\n(.*?)\n</reference-", body["messages"][-1]["content"],
+                              re.S).group(1)
+        return Reply(text=verdict_json("A", "yes" if reference.strip() == "A" else "no"))
+
+    with ScriptedServer(says_a, model=JUDGE_MODEL) as server:
+        assert hybrid_grade(run, server) == 0
+        assert len(server.requests) == len(records) // 2  # sample 1 of each item, nothing else
+    [folder] = [p for p in (run / "grades").iterdir() if p.name.startswith("hybrid-")]
+    summary = json.loads((folder / "summary.json").read_text())
+    assert (summary["counts"]["decided_by_rules"], summary["counts"]["decided_by_llm"]) == (len(records) // 2,) * 2
+    gold_a = sum(r["target"] == "A" for r in records)
+    assert summary["pass@1"] == pytest.approx(gold_a / len(records))
