@@ -18,7 +18,8 @@ EXAMPLES = """\
   python -m harness compare runs/gpqa-M --json > judges.json
 """
 
-VERDICT_STATUSES = ("graded", "no_answer", "ambiguous", "truncated")  # a judge read the response and decided
+# a judge read the response and decided
+VERDICT_STATUSES = ("graded", "no_answer", "ambiguous", "truncated")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
