@@ -20,6 +20,7 @@ from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOpti
 from engine.openai_clients import ClientFactory, resolve_transport
 from engine.openai_endpoints import Endpoint, EndpointPool, normalise_base_url
 from engine.openai_faults import Fault, backoff_delay, classify, httpx_lib
+from engine.openai_params import RequestParams, rejection_hint
 from engine.openai_replies import StreamState, parse_completion
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ class _Retry:
         self.engine = engine
         self.attempts = 0
         self.retries = 0
+        self.adjustments = 0  # request parameters changed after a 400 that named one
         self.dead: set[str] = set()  # endpoints whose connection failed during this request
 
     async def again(self, fault: Fault, endpoint: Endpoint) -> bool:
@@ -66,7 +68,8 @@ class OpenAIEngine(Engine):
                  api_key_env: str = "OPENAI_API_KEY", request_timeout_s: float = 600.0, max_retries: int = 5,
                  retry_base_delay_s: float = 1.0, max_retry_delay_s: float = 60.0, down_cooldown_s: float = 5.0,
                  http_transport: str = "auto", max_connections: int = 4096, pool_shards: int = 64,
-                 continuous_usage_stats: bool = False, extra_body: dict[str, Any] | None = None):
+                 continuous_usage_stats: bool = False, extra_body: dict[str, Any] | None = None,
+                 token_param: str = "auto", send_temperature: str | bool = "auto"):
         if not model:
             raise EngineError("the openai engine needs --model: the model name the server lists at GET /v1/models")
         problems = []
@@ -88,6 +91,10 @@ class OpenAIEngine(Engine):
         self.max_retry_delay_s = float(max_retry_delay_s)
         self.continuous_usage_stats = continuous_usage_stats
         self.extra_body = dict(extra_body or {})
+        try:
+            self.params = RequestParams.for_model(model, token_param, send_temperature)
+        except ValueError as exc:
+            raise EngineError(str(exc)) from None
         self.http_transport = resolve_transport(http_transport)
         # aiohttp picks a pooled connection in O(1); httpx scans its whole pool per request, so it gets
         # many small pools instead (see engine/openai_endpoints.py).
@@ -105,7 +112,7 @@ class OpenAIEngine(Engine):
                               "(repeat it to spread requests over several servers)")
         env = options.api_key_env
         known = ("max_retry_delay_s", "down_cooldown_s", "http_transport", "max_connections", "pool_shards",
-                 "continuous_usage_stats", "extra_body")
+                 "continuous_usage_stats", "extra_body", "token_param", "send_temperature")
         tuning = {k: v for k, v in options.extra.items() if k in known}
         return cls(model=options.model, base_urls=list(options.base_urls),
                    api_key=(os.environ.get(env) if env else None) or PLACEHOLDER_KEY, api_key_env=env,
@@ -119,24 +126,22 @@ class OpenAIEngine(Engine):
         return text
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "model": self.model, "base_urls": [e.name for e in self.pool.endpoints]}
+        return {"name": self.name, "model": self.model, "base_urls": [e.name for e in self.pool.endpoints],
+                "request_params": self.params.describe()}
 
     def _body(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
         p = request.params
-        body: dict[str, Any] = {"model": self.model, "messages": request.messages, "max_tokens": p.max_tokens,
-                                "temperature": p.temperature, "top_p": p.top_p}
-        if p.seed is not None:
-            body["seed"] = p.seed
+        body: dict[str, Any] = {"model": self.model, "messages": request.messages}
+        # top_k, stop_token_ids and logprobs are not in OpenAI's own API (which rejects unknown fields), so
+        # they are sent only when asked for; vLLM and SGLang read them as top-level fields.
+        self.params.apply(body, p.max_tokens, {
+            "temperature": p.temperature, "top_p": p.top_p, "seed": p.seed,
+            "top_k": p.top_k if p.top_k > 0 else None, "logprobs": True if p.logprobs else None,
+        })
         if p.stop:
             body["stop"] = list(p.stop)
-        # Not in OpenAI's own API (which rejects unknown fields), so sent only when asked for; vLLM and
-        # SGLang read them as the client's extra_body would put them: top-level fields.
-        if p.top_k > 0:
-            body["top_k"] = p.top_k
         if p.stop_token_ids:
             body["stop_token_ids"] = list(p.stop_token_ids)
-        if p.logprobs:
-            body["logprobs"] = True
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
@@ -144,6 +149,23 @@ class OpenAIEngine(Engine):
                 body["stream_options"]["continuous_usage_stats"] = True
         body.update(self.extra_body)
         return body
+
+    def _learned_from(self, fault: Fault, body: dict[str, Any], retry: _Retry) -> bool:
+        """A 400 naming an unsupported parameter: rename or drop it (kept for later requests), retry at once.
+        A parameter that is rejected again gets a message naming the flag that controls it."""
+        if fault.status != 400 or retry.adjustments >= 4:
+            return False
+        known = len(self.params.changes)
+        outcome = self.params.adjust(fault.message, body)
+        if outcome == "retry":
+            retry.adjustments += 1
+            if len(self.params.changes) > known:  # once per change, not once per request in flight
+                log.warning("model %s: %s; request parameters now %s", self.model, fault.message,
+                            self.params.describe())
+            return True
+        if outcome == "reported":
+            fault.message = rejection_hint(fault.message, self.model, "--token-param", "--send-temperature")
+        return False
 
     def _failed(self, retry: _Retry, fault: Fault, endpoint: Endpoint, started: float,
                 partial: str | None = None) -> Completion:
@@ -176,6 +198,9 @@ class OpenAIEngine(Engine):
                 return completion
             finally:
                 self.pool.release(endpoint, shard)
+            if self._learned_from(fault, body, retry):
+                body = self._body(request, stream=False)
+                continue
             if not await retry.again(fault, endpoint):
                 return self._failed(retry, fault, endpoint, started)
 
@@ -212,6 +237,9 @@ class OpenAIEngine(Engine):
                     except Exception:  # the socket may already be gone; the fault is reported above
                         pass
                 self.pool.release(endpoint, shard)
+            if not state.emitted and self._learned_from(fault, body, retry):
+                body = self._body(request, stream=True)
+                continue
             if state.emitted or not await retry.again(fault, endpoint):
                 # Text already reached the caller cannot be taken back, so no retry after the first token.
                 yield StreamDelta(text="", token_count=0,

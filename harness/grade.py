@@ -11,27 +11,42 @@ from harness.jsonl import write_json_atomic, write_jsonl_atomic
 from harness.metrics import score_table
 from harness.progress import Progress
 from harness.provenance import provenance
-from harness.records import GenerationRecord, GradeRecord
+from harness.records import FINISH_REASONS, GRADE_STATUSES, GenerationRecord, GradeRecord
 from harness.rundir import RunDir, RunSpec
-from judges import Judge, Verdict
+from judges import Judge, JudgeConfigError, Verdict
 from tasks import get_task
 
-COUNTED = ("graded", "no_answer", "truncated", "generation_error", "judge_error")
+DECIDERS = ("rules", "llm")  # values of detail.decided_by (the rules+llm judge), counted in summary.json
+
+
+def judgeable(record: GenerationRecord) -> bool:
+    """A generation a judge may read: it finished (stop or length); errors and unknown finish reasons are not."""
+    return record.finish_reason in ("stop", "length")
 
 
 def to_grade(record: GenerationRecord, verdict: Verdict | None, judge_id: str) -> GradeRecord:
     """Combine a judge's verdict with what the generation itself says (errors, truncation)."""
     if record.finish_reason == "error":
         status, correct, extracted, detail = "generation_error", None, None, {"error": record.error}
+    elif record.finish_reason not in FINISH_REASONS:
+        status, correct, extracted = "generation_error", None, None
+        detail = {"error": f"unknown finish_reason {record.finish_reason!r} (expected one of "
+                           f"{', '.join(FINISH_REASONS)}); not graded"}
     else:
         assert verdict is not None
         status, correct, extracted, detail = verdict.status, verdict.correct, verdict.extracted, dict(verdict.detail)
-        if status == "no_answer":
-            correct = False
-            if record.finish_reason == "length":
+        if status not in GRADE_STATUSES:
+            status, correct = "judge_error", None
+            detail["error"] = f"judge returned unknown status {verdict.status!r}"
+        elif status in ("no_answer", "ambiguous"):
+            correct = False  # an unread or self-contradicting answer is never correct
+            if status == "no_answer" and record.finish_reason == "length":
                 status = "truncated"  # hit the token cap before committing an answer
         elif status == "judge_error":
             correct = None
+        elif status == "graded" and not isinstance(correct, bool):
+            status, correct = "judge_error", None
+            detail["error"] = f"judge graded without a true/false verdict (correct={verdict.correct!r})"
     return GradeRecord(
         item_id=record.item_id, sample=record.sample, correct=correct, extracted=extracted, status=status,
         judge=judge_id, category=record.category, target=record.target, detail=detail,
@@ -44,7 +59,7 @@ async def _judge_all(judge: Judge, records: list[GenerationRecord], concurrency:
     try:
         if not judge.is_async:
             for i, rec in enumerate(records):
-                out[i] = to_grade(rec, None if rec.finish_reason == "error" else _safe_grade(judge, rec), judge.judge_id)
+                out[i] = to_grade(rec, _safe_grade(judge, rec) if judgeable(rec) else None, judge.judge_id)
                 if i % 1024 == 1023:
                     progress.update(1024)
             progress.update(len(records) % 1024)
@@ -55,7 +70,7 @@ async def _judge_all(judge: Judge, records: list[GenerationRecord], concurrency:
             async def one(i: int, rec: GenerationRecord) -> None:
                 nonlocal errors
                 verdict = None
-                if rec.finish_reason != "error":
+                if judgeable(rec):
                     async with semaphore:
                         verdict = await _safe_agrade(judge, rec)
                 out[i] = to_grade(rec, verdict, judge.judge_id)
@@ -71,6 +86,8 @@ async def _judge_all(judge: Judge, records: list[GenerationRecord], concurrency:
 def _safe_grade(judge: Judge, rec: GenerationRecord) -> Verdict:
     try:
         return judge.grade(rec)
+    except JudgeConfigError:
+        raise  # every sample would fail the same way: stop with the message instead of a wall of judge_errors
     except Exception as exc:  # a judge bug on one response must not lose the others' grades
         return Verdict(correct=None, extracted=None, status="judge_error", detail={"error": f"{type(exc).__name__}: {exc}"})
 
@@ -78,8 +95,16 @@ def _safe_grade(judge: Judge, rec: GenerationRecord) -> Verdict:
 async def _safe_agrade(judge: Judge, rec: GenerationRecord) -> Verdict:
     try:
         return await judge.agrade(rec)
+    except JudgeConfigError:
+        raise
     except Exception as exc:
         return Verdict(correct=None, extracted=None, status="judge_error", detail={"error": f"{type(exc).__name__}: {exc}"})
+
+
+def decided_by_counts(grades: list[GradeRecord]) -> dict[str, int]:
+    """decided_by_rules / decided_by_llm for a judge that records which of its parts decided; else nothing."""
+    deciders = Counter(g.detail.get("decided_by") for g in grades if g.detail.get("decided_by") is not None)
+    return {f"decided_by_{name}": deciders.get(name, 0) for name in DECIDERS} if deciders else {}
 
 
 def build_summary(spec: RunSpec, records: list[GenerationRecord], grades: list[GradeRecord], judge: Judge,
@@ -104,8 +129,9 @@ def build_summary(spec: RunSpec, records: list[GenerationRecord], grades: list[G
         "counts": {
             "expected": len(expected),
             "generated": generated,
-            **{status: counts.get(status, 0) for status in COUNTED},
+            **{status: counts.get(status, 0) for status in GRADE_STATUSES},
             "missing": len(missing),
+            **decided_by_counts(grades),
         },
         "items": len(spec.item_ids),
         "samples_per_item": spec.samples,

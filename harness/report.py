@@ -27,10 +27,13 @@ def format_hle(summary: dict[str, Any]) -> str:
 def format_summary_line(run_dir: str | Path, summary: dict[str, Any]) -> str:
     c = summary["counts"]
     hle = format_hle(summary)
+    # summaries written before 'ambiguous' existed lack the count
+    deciders = (f"; decided by rules {c['decided_by_rules']}, llm {c['decided_by_llm']}"
+                if "decided_by_rules" in c else "")
     return (f"{run_dir} [{summary['judge']['id']}] pass@1 {format_pass1(summary)}  " + (f"{hle}  " if hle else "") +
-            f"({c['graded']} graded, {c['no_answer']} no answer, {c['truncated']} truncated, "
-            f"{c['generation_error']} generation errors, {c['judge_error']} judge errors, "
-            f"{c['missing']} missing of {c['expected']})")
+            f"({c['graded']} graded, {c['no_answer']} no answer, {c.get('ambiguous', 0)} ambiguous, "
+            f"{c['truncated']} truncated, {c['generation_error']} generation errors, {c['judge_error']} judge errors, "
+            f"{c['missing']} missing of {c['expected']}{deciders})")
 
 
 def summary_rows(run_dirs: list[str]) -> list[dict[str, Any]]:

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import importlib
 
-from judges.base import Judge, JudgeError, Verdict
+from judges.base import Judge, JudgeConfigError, JudgeError, Verdict
 
 # name -> "module:factory"; each factory takes the CLI's judge options as keyword arguments.
 JUDGES: dict[str, str] = {
     "rules": "judges.rules:RulesJudge",
     "llm": "judges.llm:LLMJudge",
+    "rules+llm": "judges.hybrid:HybridJudge",  # rules first; what they cannot read goes to the LLM judge
 }
 
 
@@ -20,4 +21,4 @@ def create_judge(name: str, **options) -> Judge:
     return getattr(importlib.import_module(module_name), factory).from_options(**options)
 
 
-__all__ = ["Judge", "JudgeError", "Verdict", "JUDGES", "create_judge"]
+__all__ = ["Judge", "JudgeConfigError", "JudgeError", "Verdict", "JUDGES", "create_judge"]

@@ -5,11 +5,16 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.records import GenerationRecord
+from records import GenerationRecord
 
 
 class JudgeError(Exception):
     """A judge that cannot be used at all (bad configuration, unsupported task)."""
+
+
+class JudgeConfigError(JudgeError):
+    """Raised while grading when every request would fail the same way (e.g. a parameter the judge's
+    server rejects): the grade stage stops with this message instead of writing a judge_error per sample."""
 
 
 @dataclass
@@ -17,8 +22,9 @@ class Verdict:
     """A judge's reading of one response.
 
     status is 'graded' (correct is a bool), 'no_answer' (no final answer found; the grade stage
-    turns it into 'truncated' when the generation hit its token limit) or 'judge_error'
-    (the judge itself failed; correct is None and a rerun retries it).
+    turns it into 'truncated' when the generation hit its token limit), 'ambiguous' (an answer that
+    contradicts itself; never correct) or 'judge_error' (the judge itself failed; correct is None and a
+    rerun retries it).
     """
 
     correct: bool | None

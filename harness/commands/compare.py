@@ -18,7 +18,8 @@ EXAMPLES = """\
   python -m harness compare runs/gpqa-M --json > judges.json
 """
 
-VERDICT_STATUSES = ("graded", "no_answer", "truncated")  # a judge read the response and decided
+# a judge read the response and decided
+VERDICT_STATUSES = ("graded", "no_answer", "ambiguous", "truncated")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -85,7 +86,7 @@ def _clip(text: Any, width: int) -> str:
 def _says(reading: dict[str, Any]) -> str:
     if reading["correct"]:
         return "right"
-    return {"no_answer": "no-ans", "truncated": "trunc"}.get(reading["status"], "wrong")
+    return {"no_answer": "no-ans", "ambiguous": "ambig", "truncated": "trunc"}.get(reading["status"], "wrong")
 
 
 def format_report(report: dict[str, Any], show: int) -> str:

@@ -7,9 +7,11 @@ import sys
 from pathlib import Path
 
 from engine import ENGINES, EngineOptions, SamplingParams, create_engine
+from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.commands.native_flags import add_int4_argument, add_nextn_argument, native_extra
 from harness.generate import GenerateConfig, describe_result, load_items, resolve_data_path, run_generation
 from tasks import TASKS, get_task
+from tasks.hle.prompts import HLE_PROMPTS
 
 HELP = "generate responses for a task into runs/NAME (rerun the same command to resume)"
 EXAMPLES = """\
@@ -42,7 +44,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--request-timeout", type=float, default=600.0, help="seconds per request attempt")
     p.add_argument("--max-retries", type=int, default=5, help="retries per request on 429/5xx/timeouts/bad replies")
     p.add_argument("--retry-base-delay", type=float, default=1.0, help="seconds; backoff doubles per retry, with jitter")
+    p.add_argument("--token-param", choices=TOKEN_PARAM_CHOICES, default="auto",
+                   help="openai engine: the token limit's request field (auto: max_completion_tokens for OpenAI's "
+                        "o1/o3/o4/gpt-5 reasoning models, else max_tokens)")
+    p.add_argument("--send-temperature", choices=SEND_TEMPERATURE_CHOICES, default="auto",
+                   help="openai engine: send temperature and top_p (auto: not to OpenAI's reasoning models, which "
+                        "accept only their defaults)")
     p.add_argument("--subset", help="task subset where the task has one (HLE: all|text|image)")
+    p.add_argument("--hle-prompt", choices=HLE_PROMPTS, help="HLE system prompt: official (the HLE release's "
+                   "wording, default) or harness (ours)")
     p.add_argument("--device", help="native engine: cpu|cuda|npu (default: detected)")
     p.add_argument("--dtype", help="native engine: bfloat16|float32|float16")
     p.add_argument("--threads", type=int, help="native engine: CPU threads")
@@ -53,8 +63,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true")
 
 
+def request_param_extra(args: argparse.Namespace) -> dict:
+    """--token-param / --send-temperature for the openai engine (nothing for the defaults)."""
+    return {name: value for name, value in (("token_param", args.token_param),
+                                            ("send_temperature", args.send_temperature)) if value != "auto"}
+
+
 def run(args: argparse.Namespace) -> int:
     task_options = {"subset": args.subset} if args.subset else {}
+    if args.hle_prompt:
+        if args.task != "hle":
+            raise ValueError(f"--hle-prompt applies to --task hle, not {args.task!r}")
+        task_options["prompt"] = args.hle_prompt
     task = get_task(args.task, **task_options)
     data_path, is_demo = resolve_data_path(task, args.data)
     if is_demo:
@@ -66,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         model=model, base_urls=[u for url in args.base_url for u in url.split(",") if u], api_key_env=args.api_key_env,
         request_timeout_s=args.request_timeout, max_retries=args.max_retries,
         retry_base_delay_s=args.retry_base_delay, device=args.device, dtype=args.dtype,
-        threads=args.threads, kv_cache_gib=args.kv_cache_gib, extra=native_extra(args),
+        threads=args.threads, kv_cache_gib=args.kv_cache_gib, extra={**native_extra(args), **request_param_extra(args)},
     )
     cfg = GenerateConfig(
         task=task, data_path=data_path, out=Path(args.out), samples=args.samples or task.default_samples,

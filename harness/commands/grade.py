@@ -6,6 +6,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.grade import grade_run
 from harness.report import format_summary_line
 from judges import JUDGES, create_judge
@@ -19,6 +20,8 @@ EXAMPLES = """\
       --judge-base-url http://127.0.0.1:8000/v1      # re-grade the same outputs with another judge
   python -m harness grade runs/aime-demo --judge llm --judge-engine native --judge-model smollm2-135m
                                                      # the built-in engine as the judge, no server needed
+  python -m harness grade runs/gpqa-M --judge rules+llm --judge-model judge-model \
+      --judge-base-url http://127.0.0.1:8000/v1      # rules first; only what they cannot read costs a judge call
 """
 
 
@@ -32,7 +35,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", help="LLM judge: env var holding the API key")
     p.add_argument("--judge-concurrency", type=int, default=16, help="LLM judge: requests in flight")
     p.add_argument("--judge-max-tokens", type=int, help="LLM judge: token limit of a verdict")
-    p.add_argument("--judge-temperature", type=float, default=0.0, help="LLM judge: sampling temperature")
+    p.add_argument("--judge-temperature", type=float, help="LLM judge: sampling temperature (default 0)")
+    p.add_argument("--judge-send-temperature", choices=SEND_TEMPERATURE_CHOICES, default="auto",
+                   help="LLM judge: send the temperature (auto: not to OpenAI's o1/o3/o4/gpt-5 reasoning models, "
+                        "which accept only their default)")
+    p.add_argument("--judge-token-param", choices=TOKEN_PARAM_CHOICES, default="auto",
+                   help="LLM judge: the token limit's request field (auto: max_completion_tokens for OpenAI's "
+                        "reasoning models, else max_tokens)")
+    p.add_argument("--judge-reasoning-effort", help="LLM judge: reasoning_effort sent to a reasoning model "
+                   "(e.g. low, medium, high; part of the judge id)")
     p.add_argument("--judge-max-retries", type=int, help="LLM judge: retries on 429/5xx/timeouts/bad replies")
     p.add_argument("--judge-retry-base-delay", type=float, help="LLM judge: seconds; backoff doubles per retry")
     p.add_argument("--judge-timeout", type=float, help="LLM judge: seconds per request attempt")
@@ -47,6 +58,9 @@ def judge_options(args: argparse.Namespace) -> dict:
         "judge_api_key_env": args.judge_api_key_env,
         "judge_concurrency": args.judge_concurrency,
         "judge_temperature": args.judge_temperature,
+        "judge_send_temperature": args.judge_send_temperature,
+        "judge_token_param": args.judge_token_param,
+        "judge_reasoning_effort": args.judge_reasoning_effort,
         "judge_no_cache": args.judge_no_cache,
         **{name: value for name, value in (
             ("judge_max_tokens", args.judge_max_tokens),
@@ -58,7 +72,7 @@ def judge_options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.judge == "llm" and args.judge_engine == "native":
+    if args.judge in ("llm", "rules+llm") and args.judge_engine == "native":
         from engine.base import EngineOptions
         from engine.server.local import judge_base_urls
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from judges.base import Judge, JudgeError, Verdict
 from judges.rules import aime, gpqa
 

@@ -7,12 +7,14 @@ from typing import Any
 from tasks.base import DataError, Item, Prompt, Task
 from tasks.hle.loader import FORMAT, read_rows
 from tasks.hle.metrics import hle_metrics
+from tasks.hle.prompts import DEFAULT_PROMPT, HLE_PROMPTS, official_system_prompt
 
 SUBSETS = ("all", "text", "image")
 
 
 class HleTask(Task):
-    """HLE with one sample per question; `subset` keeps all, text-only or image questions."""
+    """HLE with one sample per question; `subset` keeps all, text-only or image questions; `prompt` picks
+    the system prompt (official HLE wording or the harness's)."""
 
     name = "hle"
     default_samples = 1
@@ -20,10 +22,13 @@ class HleTask(Task):
     default_judge = "llm"
     data_format = FORMAT
 
-    def __init__(self, subset: str = "all") -> None:
+    def __init__(self, subset: str = "all", prompt: str = DEFAULT_PROMPT) -> None:
         if subset not in SUBSETS:
             raise DataError(f"unknown HLE subset {subset!r}; valid subsets: {', '.join(SUBSETS)}")
+        if prompt not in HLE_PROMPTS:
+            raise DataError(f"unknown HLE prompt {prompt!r}; valid prompts: {', '.join(HLE_PROMPTS)}")
         self.subset = subset
+        self.prompt = prompt
         self._meta_by_id: dict[str, dict[str, Any]] = {}
 
     @property
@@ -46,7 +51,10 @@ class HleTask(Task):
 
     def render(self, item: Item, sample: int, run_seed: int) -> Prompt:
         f = item.fields
-        system = self.template("system.jinja").render(answer_type=f["answer_type"])
+        if self.prompt == "official":
+            system = official_system_prompt(f["answer_type"])
+        else:
+            system = self.template("system.jinja").render(answer_type=f["answer_type"])
         if f["image"]:
             # OpenAI content parts: the question text, then the image as a data URI
             user: Any = [{"type": "text", "text": f["question"]},
@@ -60,7 +68,7 @@ class HleTask(Task):
         )
 
     def run_options(self) -> dict[str, Any]:
-        return {"subset": self.subset}
+        return {"subset": self.subset, "prompt": self.prompt}
 
     def summary_metrics(self, grades: list, records: list, expected_keys: list[tuple[str, int]]) -> dict[str, Any]:
         return {"subset": self.subset, **hle_metrics(grades, records, expected_keys, self._meta_by_id)}

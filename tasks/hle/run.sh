@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # HLE: generate one sample per question, then grade with the LLM judge.
 #   JUDGE_MODEL=M JUDGE_BASE_URL=URL bash tasks/hle/run.sh --engine openai --base-url URL --model M \
-#       [--data data/hle/] [--subset all|text|image]
+#       [--data data/hle/] [--subset all|text|image] [--hle-prompt official|harness]
 # Extra arguments go to `generate`. OUT names the run directory; the judge's API key is read from the
 # variable named by JUDGE_API_KEY_ENV (default OPENAI_API_KEY), never from the command line.
 set -euo pipefail

@@ -98,7 +98,7 @@ def test_api_key_comes_from_the_named_environment_variable(monkeypatch: pytest.M
     monkeypatch.setenv("MY_SERVER_KEY", secret)
     with ScriptedServer(api_key=secret) as server:
         engine = make_engine(server.base_url, api_key_env="MY_SERVER_KEY")
-        assert secret not in repr(engine.describe()) and set(engine.describe()) == {"name", "model", "base_urls"}
+        assert secret not in repr(engine.describe()) and set(engine.describe()) == {"name", "model", "base_urls", "request_params"}
         asyncio.run(engine.check_ready())
         assert chat_once(engine).text == "ok"
         assert server.log[-1].headers["authorization"] == f"Bearer {secret}"

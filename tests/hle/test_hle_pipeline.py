@@ -73,11 +73,11 @@ def test_image_subset_is_recorded_in_run_and_summary(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     run = make_run(tmp_path / "hle-img", "hle", hle_answer, subset="image")
     spec = json.loads((run / "run.json").read_text())
-    assert spec["task_options"] == {"subset": "image"} and len(spec["item_ids"]) == 2
+    assert spec["task_options"] == {"subset": "image", "prompt": "official"} and len(spec["item_ids"]) == 2
     with ScriptedServer(honest_judge, model=JUDGE_MODEL) as server:
         assert grade_llm(run, server) == 0
     s, _ = summary_of(run)
-    assert s["subset"] == "image" and s["task_options"] == {"subset": "image"}
+    assert s["subset"] == "image" and s["task_options"] == {"subset": "image", "prompt": "official"}
     assert set(s["breakdowns"]["modality"]) == {"image"}
 
 

@@ -50,7 +50,7 @@ def test_subsets_keep_text_or_image_questions(tmp_path):
     path = write_jsonl(tmp_path / "hle.jsonl", ROWS)
     assert [i.id for i in get_task("hle", subset="text").load(path)] == ["a1", "c3"]
     assert [i.id for i in get_task("hle", subset="image").load(path)] == ["b2"]
-    assert get_task("hle", subset="image").run_options() == {"subset": "image"}
+    assert get_task("hle", subset="image").run_options() == {"subset": "image", "prompt": "official"}
 
 
 def test_unknown_subset_lists_valid_ones():

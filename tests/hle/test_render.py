@@ -39,13 +39,36 @@ def test_image_item_sends_text_and_image_url_parts(demo):
     assert ChatRequest("r", prompt.messages, SamplingParams()).has_images
 
 
-def test_multiple_choice_asks_for_a_letter(demo):
-    task, _, _ = demo
+def test_harness_prompt_asks_multiple_choice_for_a_letter(demo):
+    task = HleTask(prompt="harness")
     items = task.load(task.demo_data_path)
     mc = next(i for i in items if i.fields["answer_type"] == "multipleChoice")
     em = next(i for i in items if i.fields["answer_type"] == "exactMatch")
     assert "letter" in task.render(mc, 0, 0).messages[0]["content"]
     assert "letter" not in task.render(em, 0, 0).messages[0]["content"]
+
+
+def test_official_prompt_is_the_hle_release_wording(demo):
+    task, _, _ = demo
+    items = task.load(task.demo_data_path)
+    mc = next(i for i in items if i.fields["answer_type"] == "multipleChoice")
+    em = next(i for i in items if i.fields["answer_type"] == "exactMatch")
+    assert task.prompt == "official" and task.run_options()["prompt"] == "official"
+    # the strings of hle_eval/run_model_predictions.py (centerforaisafety/hle), checked word for word
+    assert task.render(em, 0, 0).messages[0]["content"] == (
+        "Your response should be in the following format:\nExplanation: {your explanation for your final answer}\n"
+        "Exact Answer: {your succinct, final answer}\n"
+        "Confidence: {your confidence score between 0% and 100% for your answer}")
+    assert task.render(mc, 0, 0).messages[0]["content"] == (
+        "Your response should be in the following format:\nExplanation: {your explanation for your answer choice}\n"
+        "Answer: {your chosen answer}\nConfidence: {your confidence score between 0% and 100% for your answer}")
+
+
+def test_unknown_prompt_is_a_clear_error():
+    from tasks.base import DataError
+
+    with pytest.raises(DataError, match="valid prompts: official, harness"):
+        HleTask(prompt="mine")
 
 
 def test_image_parts_reach_the_server_through_the_openai_client(demo):

@@ -180,7 +180,7 @@ def test_judge_id_names_model_and_prompt_and_options_are_checked(tmp_path):
     a = create_judge("llm", judge_model="org/Judge 1", judge_base_url="http://127.0.0.1:1/v1", cache_dir=tmp_path)
     b = create_judge("llm", judge_model="other", judge_base_url=["http://h1/v1", "http://h2/v1"], cache_dir=tmp_path)
     assert a.judge_id.startswith("llm-org-Judge-1-") and len(a.judge_id.rsplit("-", 1)[1]) == 8
-    assert a.judge_id.rsplit("-", 1)[1] == b.judge_id.rsplit("-", 1)[1] == a.config()["prompt_sha256"][:8]
+    assert a.judge_id.rsplit("-", 1)[1] == a.config()["settings_sha256"][:8] != b.judge_id.rsplit("-", 1)[1]
     assert b.config()["base_urls"] == ["http://h1/v1", "http://h2/v1"]
     seeing = create_judge("llm", judge_model="other", judge_pass_images=True, cache_dir=tmp_path)
     assert seeing.judge_id != b.judge_id  # a judge that sees the images never shares verdicts with one that does not
