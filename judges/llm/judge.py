@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 import openai
 
+from engine.base import EngineError
+from engine.openai_endpoints import split_base_url
 from harness.records import GenerationRecord
 from judges.base import Judge, JudgeError, Verdict
 from judges.llm.cache import VerdictCache, cache_key, default_cache_root
@@ -49,6 +51,11 @@ class LLMJudge(Judge):
             raise JudgeError("judge concurrency and max tokens must be >= 1, max retries >= 0")
         self.model = model
         self.base_urls = list(base_urls or [])
+        for url in self.base_urls:
+            try:
+                split_base_url(url)
+            except EngineError as exc:
+                raise JudgeError(str(exc)) from None
         self.api_key_env = api_key_env
         self.concurrency = concurrency
         self.max_tokens = max_tokens
@@ -89,7 +96,8 @@ class LLMJudge(Judge):
 
     def config(self) -> dict[str, Any]:
         return {
-            "name": "llm", "judge_id": self.judge_id, "model": self.model, "base_urls": self.base_urls,
+            "name": "llm", "judge_id": self.judge_id, "model": self.model,
+            "base_urls": [split_base_url(u).public for u in self.base_urls],  # no query or user:password
             "api_key_env": self.api_key_env, "prompt_version": PROMPT_VERSION, "prompt_sha256": self.prompt_hash,
             "temperature": self.temperature, "max_tokens": self.max_tokens, "concurrency": self.concurrency,
             "structured_output": self.structured_output, "max_retries": self.max_retries,
@@ -109,7 +117,8 @@ class LLMJudge(Judge):
             return
         key = os.environ.get(self.api_key_env) or "EMPTY"  # local servers accept any key
         urls = self.base_urls or [None]  # None: the client's default (OPENAI_BASE_URL or api.openai.com)
-        self._clients = [openai.AsyncOpenAI(base_url=u, api_key=key, max_retries=0, timeout=self.timeout_s)
+        self._clients = [openai.AsyncOpenAI(api_key=key, max_retries=0, timeout=self.timeout_s,
+                                            **(split_base_url(u).client_kwargs() if u else {"base_url": None}))
                          for u in urls]
         self._semaphore = asyncio.Semaphore(self.concurrency)
         self._loop = loop
