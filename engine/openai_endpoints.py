@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import itertools
+import logging
 import re
 import time
 from dataclasses import dataclass, field
@@ -93,6 +94,25 @@ def public_url(url: str) -> str:
     except ValueError:  # malformed (e.g. an unclosed IPv6 bracket): cut the secrets out by hand
         return re.sub(r"//[^/]*@", "//", url.strip().split("?", 1)[0].split("#", 1)[0])
     return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
+
+
+_URL = re.compile(r"https?://[^\s\"'<>]+")
+
+
+class RedactURLSecrets(logging.Filter):
+    """HTTP libraries log each request's URL whole (httpx at INFO): cut its query and userinfo first."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = _URL.sub(lambda m: public_url(m.group(0)) + ("?<redacted>" if "?" in m.group(0) else ""), message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
+
+
+_REDACT = RedactURLSecrets()
+for _name in ("httpx", "httpx2", "openai._base_client", "aiohttp.client"):
+    logging.getLogger(_name).addFilter(_REDACT)
 
 
 @dataclass

@@ -183,8 +183,8 @@ class RunLock:
         if other_host:
             return LockHeld(f"{self.path}: {self.what} was locked by {who}; this host cannot tell whether that "
                             f"process still runs. If it does not, delete {self.path} and rerun", holder)
-        return LockHeld(f"{self.path}: {self.what} is already running: {who}; wait for it to finish "
-                        "(or stop it) and rerun", holder)
+        return LockHeld(f"{self.what} is already running: {who}; wait for it to finish (or stop it), then rerun",
+                        holder)
 
 
 def lock_holder_if_locked(path: Path) -> Holder | None:
