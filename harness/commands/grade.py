@@ -83,8 +83,9 @@ async def _grade_all(judge, args: argparse.Namespace) -> int:
             summary = await grade_run(Path(run_dir), judge, args.judge_concurrency, show_progress=not args.no_progress,
                                       grades_out=Path(args.out) if args.out else None)
             print(format_summary_line(run_dir, summary))
-            if not summary["coverage_complete"]:
+            if summary.get("note"):  # incomplete coverage, a torn tail skipped, a generate still running
                 print(f"  {summary['note']}", file=sys.stderr)
+            if not summary["coverage_complete"]:
                 status = 3
     finally:
         await judge.aclose()
