@@ -18,7 +18,7 @@ from openai import AsyncStream
 
 from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, StreamDelta
 from engine.openai_clients import ClientFactory, resolve_transport
-from engine.openai_endpoints import Endpoint, EndpointPool, normalise_base_url, split_base_url
+from engine.openai_endpoints import Endpoint, EndpointPool, normalise_base_url, scrub, split_base_url
 from engine.openai_faults import Fault, backoff_delay, classify, httpx_lib
 from engine.openai_replies import StreamState, parse_completion
 
@@ -96,8 +96,7 @@ class OpenAIEngine(Engine):
                                       max(1, -(-max_connections // shards)))
         self.pool = EndpointPool(self.base_urls, self._factory, shards, down_cooldown_s)
         key = [self._api_key] if self._api_key != PLACEHOLDER_KEY and len(self._api_key) >= 4 else []
-        self._secrets = sorted({*key, *(x for u in self.base_urls for x in split_base_url(u).secrets())},
-                               key=len, reverse=True)
+        self._secrets = key + [x for u in self.base_urls for x in split_base_url(u).secrets()]
 
     @classmethod
     def from_options(cls, options: EngineOptions) -> "OpenAIEngine":
@@ -117,9 +116,7 @@ class OpenAIEngine(Engine):
 
     def redact(self, text: str) -> str:
         """Remove the API key and base-URL secrets from text bound for errors and logs (servers may echo them)."""
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        return text
+        return scrub(text, self._secrets)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "model": self.model, "base_urls": [e.name for e in self.pool.endpoints]}

@@ -16,7 +16,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit, urlunsplit
 
 from openai import AsyncOpenAI
@@ -54,7 +54,14 @@ class BaseURL:
         """Strings to scrub from any text bound for a log or record (raw and decoded forms)."""
         values = [v for _, v in self.query] + [self.password or ""]
         values += [quote(v, safe="") for v in values] + [quote_plus(v) for v in values]
-        return sorted({v for v in values if len(v) >= 3}, key=len, reverse=True)
+        return [v for v in dict.fromkeys(values) if len(v) >= 3]
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """`text` with each secret replaced by ***, longest first (so no secret's tail survives a shorter one)."""
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
 
 
 def split_base_url(url: str) -> BaseURL:

@@ -145,6 +145,8 @@ async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_pr
     try:
         lock = run.judge_lock(judge.judge_id).acquire()
     except CannotWrite as exc:
+        if grades_out is not None:
+            raise
         raise RunDirError(f"{exc}; grade into another folder with --out DIR (grades go to DIR/grades/)") from None
     with lock:
         if hasattr(judge, "bind_run_dir"):
@@ -154,7 +156,8 @@ async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_pr
         records = sorted((r for r in generations.records if r.key in expected), key=lambda r: (r.item_id, r.sample))
         grades = await _judge_all(judge, records, concurrency, show_progress)
         task = get_task(spec.task, **spec.task_options)
-        summary = build_summary(spec, records, grades, judge, task.summary_metrics(grades, records, spec.expected_keys()))
+        metrics = task.summary_metrics(grades, records, spec.expected_keys())
+        summary = build_summary(spec, records, grades, judge, metrics)
         _add_notes(summary, generations.torn_note(run.generations_path), _live_generate_note(run))
         out = run.judge_dir(judge.judge_id)
         write_jsonl_atomic(out / "samples.jsonl", (g.to_dict() for g in grades))

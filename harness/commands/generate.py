@@ -9,7 +9,8 @@ from pathlib import Path
 from engine import ENGINES, EngineOptions, SamplingParams, create_engine
 from harness.commands.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
 from harness.commands.native_flags import add_int4_argument, add_nextn_argument, native_extra
-from harness.generate import GenerateConfig, claim_run_dir, describe_result, load_items, resolve_data_path, run_generation
+from harness.generate import (GenerateConfig, claim_run_dir, describe_result, load_items, resolve_data_path,
+                              run_generation)
 from tasks import TASKS, get_task
 
 HELP = "generate responses for a task into runs/NAME (rerun the same command to resume)"
@@ -41,8 +42,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="run seed: per-sample seeds and GPQA shuffles derive from it")
     p.add_argument("--concurrency", type=positive_int, default=32, help="requests in flight at once")
     p.add_argument("--request-timeout", type=positive_float, default=600.0, help="seconds per request attempt")
-    p.add_argument("--max-retries", type=non_negative_int, default=5, help="retries per request on 429/5xx/timeouts/bad replies")
-    p.add_argument("--retry-base-delay", type=non_negative_float, default=1.0, help="seconds; backoff doubles per retry, with jitter")
+    p.add_argument("--max-retries", type=non_negative_int, default=5,
+                   help="retries per request on 429/5xx/timeouts/bad replies")
+    p.add_argument("--retry-base-delay", type=non_negative_float, default=1.0,
+                   help="seconds; backoff doubles per retry, with jitter")
     p.add_argument("--subset", help="task subset where the task has one (HLE: all|text|image)")
     p.add_argument("--device", help="native engine: cpu|cuda|npu (default: detected)")
     p.add_argument("--dtype", help="native engine: bfloat16|float32|float16")
@@ -71,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
         threads=args.threads, kv_cache_gib=args.kv_cache_gib, extra=native_extra(args),
     )
     cfg = GenerateConfig(
-        task=task, data_path=data_path, out=Path(args.out), samples=args.samples if args.samples is not None else task.default_samples,
-        limit=args.limit, sampling=sampling, seed=args.seed, concurrency=args.concurrency, force=args.force,
+        task=task, data_path=data_path, out=Path(args.out),
+        samples=args.samples if args.samples is not None else task.default_samples, limit=args.limit, sampling=sampling, seed=args.seed, concurrency=args.concurrency, force=args.force,
         progress=not args.no_progress,
     )
     with claim_run_dir(cfg.out, cfg.force) as lock:  # before the model loads: a bad --out costs nothing

@@ -34,8 +34,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-concurrency", type=positive_int, default=16, help="LLM judge: requests in flight")
     p.add_argument("--judge-max-tokens", type=positive_int, help="LLM judge: token limit of a verdict")
     p.add_argument("--judge-temperature", type=float, default=0.0, help="LLM judge: sampling temperature")
-    p.add_argument("--judge-max-retries", type=non_negative_int, help="LLM judge: retries on 429/5xx/timeouts/bad replies")
-    p.add_argument("--judge-retry-base-delay", type=non_negative_float, help="LLM judge: seconds; backoff doubles per retry")
+    p.add_argument("--judge-max-retries", type=non_negative_int,
+                   help="LLM judge: retries on 429/5xx/timeouts/bad replies")
+    p.add_argument("--judge-retry-base-delay", type=non_negative_float,
+                   help="LLM judge: seconds; backoff doubles per retry")
     p.add_argument("--judge-timeout", type=positive_float, help="LLM judge: seconds per request attempt")
     p.add_argument("--judge-no-cache", action="store_true", help="LLM judge: ignore cached verdicts")
     p.add_argument("--out", metavar="DIR",
@@ -80,8 +82,8 @@ async def _grade_all(judge, args: argparse.Namespace) -> int:
     status = 0
     try:
         for run_dir in args.run_dirs:
-            summary = await grade_run(Path(run_dir), judge, args.judge_concurrency, show_progress=not args.no_progress,
-                                      grades_out=Path(args.out) if args.out else None)
+            summary = await grade_run(Path(run_dir), judge, args.judge_concurrency,
+                                      show_progress=not args.no_progress, grades_out=Path(args.out) if args.out else None)
             print(format_summary_line(run_dir, summary))
             if summary.get("note"):  # incomplete coverage, a torn tail skipped, a generate still running
                 print(f"  {summary['note']}", file=sys.stderr)

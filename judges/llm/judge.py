@@ -12,7 +12,7 @@ from typing import Any, Callable
 import openai
 
 from engine.base import EngineError
-from engine.openai_endpoints import split_base_url
+from engine.openai_endpoints import scrub, split_base_url
 from harness.records import GenerationRecord
 from judges.base import Judge, JudgeError, Verdict
 from judges.llm.cache import VerdictCache, cache_key, default_cache_root
@@ -51,11 +51,10 @@ class LLMJudge(Judge):
             raise JudgeError("judge concurrency and max tokens must be >= 1, max retries >= 0")
         self.model = model
         self.base_urls = list(base_urls or [])
-        for url in self.base_urls:
-            try:
-                split_base_url(url)
-            except EngineError as exc:
-                raise JudgeError(str(exc)) from None
+        try:
+            self._url_secrets = [x for url in self.base_urls for x in split_base_url(url).secrets()]
+        except EngineError as exc:
+            raise JudgeError(str(exc)) from None
         self.api_key_env = api_key_env
         self.concurrency = concurrency
         self.max_tokens = max_tokens
@@ -161,7 +160,8 @@ class LLMJudge(Judge):
             try:
                 parsed, mode, attempts = await self._ask(messages)
             except _Failed as exc:
-                return Verdict(None, None, "judge_error", {**base, "error": str(exc), "attempts": exc.attempts})
+                error = scrub(str(exc), self._url_secrets)  # a server may echo its URL's query or password
+                return Verdict(None, None, "judge_error", {**base, "error": error, "attempts": exc.attempts})
         detail = {**base, "confidence": parsed.confidence, "reasoning": parsed.reasoning, "attempts": attempts,
                   "output_mode": mode}
         if parsed.extracted is None:

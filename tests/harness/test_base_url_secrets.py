@@ -12,7 +12,7 @@ from engine.openai_backend import OpenAIEngine
 from engine.openai_endpoints import split_base_url
 from harness.cli import main
 from tests.judges_llm.helpers import JUDGE_MODEL, verdict_json
-from tests.support.scripted_server import Reply, ScriptedServer
+from tests.support.scripted_server import InOrder, Reply, ScriptedServer
 
 USER, PASSWORD, QUERY_SECRET = "alice", "pw-S3cret@x/y", "qs3cr3t-Query"
 SECRETS = (QUERY_SECRET, PASSWORD, quote(PASSWORD, safe=""))
@@ -63,7 +63,8 @@ def test_generate_and_grade_send_url_secrets_but_never_write_them(tmp_path, capl
     out = tmp_path / "run"
     caplog.set_level(logging.DEBUG)
     with ScriptedServer(echo_url_in_error(first_problem[:40])) as gen, \
-            ScriptedServer(Reply(text=verdict_json("1", "no")), model=JUDGE_MODEL) as judge:
+            ScriptedServer(InOrder([Reply(status=500, error_message=f"oops at ?key={QUERY_SECRET} for {PASSWORD}"),
+                                    Reply(text=verdict_json("1", "no"))]), model=JUDGE_MODEL) as judge:
         rc = main(["generate", "--task", "aime", "--engine", "openai", "--base-url", secret_url(gen), "--model",
                    "test-model", "--out", str(out), "--samples", "1", "--limit", "3", "--no-progress",
                    "--max-retries", "0"])
@@ -82,7 +83,10 @@ def test_generate_and_grade_send_url_secrets_but_never_write_them(tmp_path, capl
     [summary_path] = out.glob("grades/llm-*/summary.json")
     summary = json.loads(summary_path.read_text())
     assert summary["judge"]["config"]["base_urls"] == [f"http://127.0.0.1:{judge.port}/v1"]
-    assert summary["counts"]["graded"] == 2
+    assert summary["counts"]["graded"] == 1 and summary["counts"]["judge_error"] == 1
+    [judge_error] = [json.loads(line) for line in (summary_path.parent / "samples.jsonl").read_text().splitlines()
+                     if json.loads(line)["status"] == "judge_error"]
+    assert "oops at ?key=***" in judge_error["detail"]["error"]
     assert_no_secret_in_files(out)
     captured = capsys.readouterr()
     assert_no_secret_in(captured.out + captured.err, "the console")

@@ -132,6 +132,7 @@ def test_second_generate_on_the_same_out_is_refused_and_nothing_is_lost(tmp_path
             wait_for(lambda: (out / "generations.jsonl").exists() and (out / "generations.jsonl").stat().st_size,
                      "the first generate to write a record")
             second = subprocess.run(harness_cmd(*args), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=120)
+            grade_status = main(["grade", str(out), "--no-progress"])  # reading beside the writer is allowed
             still_running = first.poll() is None
             gate.open.set()
             first_out, first_err = first.communicate(timeout=120)
@@ -151,6 +152,9 @@ def test_second_generate_on_the_same_out_is_refused_and_nothing_is_lost(tmp_path
     assert len(keys) == 12 and len(set(keys)) == 12  # every (item, sample) exactly once
     assert len(posts) == 12 and len(probes) == 1  # the refused process never built its engine
     assert not (out / ".lock").exists()
+    assert grade_status == 3  # graded what was finished: coverage incomplete, and the note says why
+    note = json.loads((out / "grades" / "rules-v1" / "summary.json").read_text())["note"]
+    assert f"generate is still writing this run (pid {first.pid} on host {socket.gethostname()}" in note
 
 
 # -- grade: one per (run, judge), other judges alongside ----------------------------------------------
