@@ -18,7 +18,7 @@ from openai import AsyncStream
 
 from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, StreamDelta
 from engine.openai_clients import ClientFactory, resolve_transport
-from engine.openai_endpoints import Endpoint, EndpointPool, normalise_base_url
+from engine.openai_endpoints import Endpoint, EndpointPool, normalise_base_url, scrub, split_base_url
 from engine.openai_faults import Fault, backoff_delay, classify, httpx_lib
 from engine.openai_params import RequestParams, rejection_hint
 from engine.openai_replies import StreamState, parse_completion
@@ -102,6 +102,8 @@ class OpenAIEngine(Engine):
         self._factory = ClientFactory(self._api_key, self.request_timeout_s, self.http_transport,
                                       max(1, -(-max_connections // shards)))
         self.pool = EndpointPool(self.base_urls, self._factory, shards, down_cooldown_s)
+        key = [self._api_key] if self._api_key != PLACEHOLDER_KEY and len(self._api_key) >= 4 else []
+        self._secrets = key + [x for u in self.base_urls for x in split_base_url(u).secrets()]
 
     @classmethod
     def from_options(cls, options: EngineOptions) -> "OpenAIEngine":
@@ -120,10 +122,8 @@ class OpenAIEngine(Engine):
                    retry_base_delay_s=options.retry_base_delay_s, **tuning)
 
     def redact(self, text: str) -> str:
-        """Remove the API key from text bound for errors and logs (some servers echo it)."""
-        if self._api_key != PLACEHOLDER_KEY and len(self._api_key) >= 4:
-            text = text.replace(self._api_key, "***")
-        return text
+        """Remove the API key and base-URL secrets from text bound for errors and logs (servers may echo them)."""
+        return scrub(text, self._secrets)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "model": self.model, "base_urls": [e.name for e in self.pool.endpoints],

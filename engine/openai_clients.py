@@ -15,6 +15,7 @@ import openai
 from openai import AsyncOpenAI
 
 from engine.base import EngineError
+from engine.openai_endpoints import split_base_url
 from engine.openai_faults import httpx_lib
 
 TRANSPORTS = ("auto", "aiohttp", "httpx")
@@ -66,5 +67,5 @@ class ClientFactory:
         make: Callable[..., Any] = (openai.DefaultAioHttpClient if self.transport == "aiohttp"
                                     else openai.DefaultAsyncHttpxClient)
         http = make(timeout=self.timeout, verify=self._ssl_context, limits=limits)
-        return AsyncOpenAI(api_key=self.api_key, base_url=url, max_retries=0, timeout=self.timeout,
-                           http_client=http)
+        return AsyncOpenAI(api_key=self.api_key, max_retries=0, timeout=self.timeout, http_client=http,
+                           **split_base_url(url).client_kwargs())

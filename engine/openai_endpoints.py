@@ -10,11 +10,14 @@ Clients are bound to the event loop that first uses them, so they are rebuilt wh
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
+import logging
+import re
 import time
 from dataclasses import dataclass, field
-from typing import Callable
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, Callable, Iterable
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit, urlunsplit
 
 from openai import AsyncOpenAI
 
@@ -23,22 +26,100 @@ from engine.base import EngineError
 SHARD_TARGET = 4  # requests in flight per client pool before another pool is opened
 
 
-def normalise_base_url(url: str) -> str:
-    """Strip trailing slashes and add /v1 to a bare host URL (what vLLM and SGLang serve)."""
+@dataclass(frozen=True)
+class BaseURL:
+    """A base URL split into what may be written anywhere and what must stay in memory.
+
+    Query parameters (e.g. `?api-key=...` of some gateways) are sent on every request and userinfo
+    (`user:password@`) as HTTP Basic auth; neither ever appears in `public`, in records or in logs.
+    """
+
+    public: str                               # scheme://host[:port]/path: no userinfo, query or fragment
+    query: tuple[tuple[str, str], ...] = ()
+    username: str | None = None
+    password: str | None = None
+
+    def client_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for openai.AsyncOpenAI that carry the hidden parts correctly."""
+        kwargs: dict[str, Any] = {"base_url": self.public}
+        if self.query:
+            kwargs["default_query"] = dict(self.query)
+        if self.username is not None:
+            # Basic auth replaces the bearer key for this URL: one Authorization header per request.
+            token = base64.b64encode(f"{self.username}:{self.password or ''}".encode("utf-8")).decode("ascii")
+            kwargs["default_headers"] = {"Authorization": f"Basic {token}"}
+        return kwargs
+
+    def secrets(self) -> list[str]:
+        """Strings to scrub from any text bound for a log or record (raw and decoded forms)."""
+        values = [v for _, v in self.query] + [self.password or ""]
+        values += [quote(v, safe="") for v in values] + [quote_plus(v) for v in values]
+        return [v for v in dict.fromkeys(values) if len(v) >= 3]
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """`text` with each secret replaced by ***, longest first (so no secret's tail survives a shorter one)."""
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
+def split_base_url(url: str) -> BaseURL:
+    """Split an http(s) URL into its public part, query parameters and userinfo (path kept as given)."""
     url = url.strip()
+    try:
+        parts = urlsplit(url)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        valid = False
+    if not valid:
+        raise EngineError(f"base URL {public_url(url)!r} is not an http(s) URL like http://127.0.0.1:8000/v1")
+    host = parts.netloc.rsplit("@", 1)[-1]
+    public = urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+    username = unquote(parts.username) if parts.username is not None else None
+    password = unquote(parts.password) if parts.password is not None else None
+    return BaseURL(public, tuple(parse_qsl(parts.query, keep_blank_values=True)), username, password)
+
+
+def normalise_base_url(url: str) -> str:
+    """Strip trailing slashes and add /v1 to a bare host URL (what vLLM and SGLang serve).
+
+    The result keeps userinfo and query: it is the endpoint's identity in memory, never written.
+    """
+    url = url.strip()
+    split_base_url(url)  # validates
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise EngineError(f"base URL {url!r} is not an http(s) URL like http://127.0.0.1:8000/v1")
     path = parts.path.rstrip("/") or "/v1"
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
 
 def public_url(url: str) -> str:
-    """The URL without user:password, safe for logs and records."""
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[1], parts.path, parts.query, ""))
+    """The URL without user:password, query or fragment: safe for logs and records."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:  # malformed (e.g. an unclosed IPv6 bracket): cut the secrets out by hand
+        return re.sub(r"//[^/]*@", "//", url.strip().split("?", 1)[0].split("#", 1)[0])
+    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
+
+
+_URL = re.compile(r"https?://[^\s\"'<>]+")
+
+
+class RedactURLSecrets(logging.Filter):
+    """HTTP libraries log each request's URL whole (httpx at INFO): cut its query and userinfo first."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = _URL.sub(lambda m: public_url(m.group(0)) + ("?<redacted>" if "?" in m.group(0) else ""), message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
+
+
+_REDACT = RedactURLSecrets()
+for _name in ("httpx", "httpx2", "openai._base_client", "aiohttp.client"):
+    logging.getLogger(_name).addFilter(_REDACT)
 
 
 @dataclass

@@ -5,17 +5,19 @@ import asyncio
 import shutil
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from engine import ChatRequest, Completion, Engine, SamplingParams
 from harness.errors import RunDirError
-from harness.jsonl import JsonlWriter
+from harness.jsonl import JsonlWriter, repair_torn_tail
+from harness.locks import RunLock, describe_takeover
 from harness.progress import Progress
 from harness.provenance import provenance
 from harness.records import GenerationRecord
-from harness.rundir import RunDir, RunSpec
+from harness.rundir import RunDir, RunSpec, check_out_dir
 from tasks import DataError, Item, Task, derive_seed, file_sha256
 
 
@@ -83,8 +85,31 @@ def build_spec(cfg: GenerateConfig, engine: Engine, items: list[Item], model: st
     )
 
 
+@contextmanager
+def claim_run_dir(out: Path, force: bool) -> Iterator[RunLock]:
+    """Check --out, create it, and hold its generate lock; a folder created here and left empty is removed."""
+    check_out_dir(out, force)
+    created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunDirError(f"--out {out}: cannot create this folder ({exc.strerror or exc})") from None
+    try:
+        with RunDir(out).generate_lock() as lock:
+            note = describe_takeover(lock)
+            if note:
+                print(note, file=sys.stderr)
+            yield lock
+    finally:
+        if created:
+            try:
+                out.rmdir()  # only succeeds when nothing was written (e.g. the server was down)
+            except OSError:
+                pass
+
+
 def prepare_run_dir(cfg: GenerateConfig, spec: RunSpec) -> list[GenerationRecord]:
-    """Create or reopen the run directory; return the finished records to keep."""
+    """Create or reopen the run directory (its lock held); return the finished records to keep."""
     run = RunDir(cfg.out)
     if run.exists():
         old = run.read_spec()
@@ -103,6 +128,7 @@ def prepare_run_dir(cfg: GenerateConfig, spec: RunSpec) -> list[GenerationRecord
             print(f"moved the previous run's files to {backup}", file=sys.stderr)
     cfg.out.mkdir(parents=True, exist_ok=True)
     expected = set(spec.expected_keys())
+    repair_torn_tail(run.generations_path)  # the writer, under the lock, repairs what a crash left
     existing = run.read_generations()
     keep = [r for r in existing if r.finished and r.key in expected]
     # rewrite so the file holds one finished record per pair before retries append
@@ -140,8 +166,15 @@ def make_record(task: Task, item: Item, sample: int, completion: Completion, pro
     )
 
 
-async def run_generation(cfg: GenerateConfig, engine: Engine, items: list[Item], model: str | None) -> GenerateResult:
-    """Generate every missing (item, sample) of the run; safe to interrupt and rerun."""
+async def run_generation(cfg: GenerateConfig, engine: Engine, items: list[Item], model: str | None,
+                         lock: RunLock | None = None) -> GenerateResult:
+    """Generate every missing (item, sample) of the run; safe to interrupt and rerun.
+
+    `lock`: the run's generate lock when the caller already holds it (claim_run_dir); else taken here.
+    """
+    if lock is None:
+        with claim_run_dir(cfg.out, cfg.force) as held:
+            return await run_generation(cfg, engine, items, model, held)
     await engine.check_ready()  # before anything is written: a dead server leaves no run behind
     spec = build_spec(cfg, engine, items, model)
     keep = prepare_run_dir(cfg, spec)

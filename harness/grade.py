@@ -7,7 +7,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from harness.errors import RunDirError
 from harness.jsonl import write_json_atomic, write_jsonl_atomic
+from harness.locks import CannotWrite, lock_holder_if_locked
 from harness.metrics import score_table
 from harness.progress import Progress
 from harness.provenance import provenance
@@ -156,20 +158,47 @@ def build_summary(spec: RunSpec, records: list[GenerationRecord], grades: list[G
     return summary
 
 
-async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_progress: bool = True) -> dict[str, Any]:
-    """Grade every generation of a run with one judge; replace only that judge's folder."""
-    run = RunDir(run_path)
+async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_progress: bool = True,
+                    grades_out: Path | None = None) -> dict[str, Any]:
+    """Grade every generation of a run with one judge; replace only that judge's folder.
+
+    Reads the run and never writes generations.jsonl; grades go to grades/<judge-id>/ under the run,
+    or under `grades_out` (for a run that is read-only). One grade per (run, judge) at a time.
+    """
+    run = RunDir(run_path, grades_out)
     spec = run.read_spec()
     judge.check_task(spec.task)
-    if hasattr(judge, "bind_run_dir"):
-        judge.bind_run_dir(run_path)  # keep an LLM judge's verdict cache inside the run it grades
-    records = sorted(run.read_generations(), key=lambda r: (r.item_id, r.sample))
-    expected = set(spec.expected_keys())
-    records = [r for r in records if r.key in expected]
-    grades = await _judge_all(judge, records, concurrency, show_progress)
-    task = get_task(spec.task, **spec.task_options)
-    summary = build_summary(spec, records, grades, judge, task.summary_metrics(grades, records, spec.expected_keys()))
-    out = run.judge_dir(judge.judge_id)
-    write_jsonl_atomic(out / "samples.jsonl", (g.to_dict() for g in grades))
-    write_json_atomic(out / "summary.json", summary)
+    generations = run.load_generations()  # a bad record stops here, before anything is written
+    try:
+        lock = run.judge_lock(judge.judge_id).acquire()
+    except CannotWrite as exc:
+        if grades_out is not None:
+            raise
+        raise RunDirError(f"{exc}; grade into another folder with --out DIR (grades go to DIR/grades/)") from None
+    with lock:
+        if hasattr(judge, "bind_run_dir"):
+            judge.bind_run_dir(grades_out or run_path)  # keep an LLM judge's verdict cache beside its grades
+        expected = set(spec.expected_keys())
+        records = sorted((r for r in generations.records if r.key in expected), key=lambda r: (r.item_id, r.sample))
+        grades = await _judge_all(judge, records, concurrency, show_progress)
+        task = get_task(spec.task, **spec.task_options)
+        metrics = task.summary_metrics(grades, records, spec.expected_keys())
+        summary = build_summary(spec, records, grades, judge, metrics)
+        _add_notes(summary, generations.torn_note(run.generations_path), _live_generate_note(run))
+        out = run.judge_dir(judge.judge_id)
+        write_jsonl_atomic(out / "samples.jsonl", (g.to_dict() for g in grades))
+        write_json_atomic(out / "summary.json", summary)
     return summary
+
+
+def _live_generate_note(run: RunDir) -> str | None:
+    holder = lock_holder_if_locked(run.generate_lock().path)
+    if holder is None:
+        return None
+    return f"generate is still writing this run ({holder.describe()}): these grades cover the records finished so far"
+
+
+def _add_notes(summary: dict[str, Any], *notes: str | None) -> None:
+    text = "; ".join(n for n in (summary.get("note"), *notes) if n)
+    if text:
+        summary["note"] = text

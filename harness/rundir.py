@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import RunDirError
-from harness.jsonl import iter_jsonl, repair_torn_tail, write_json_atomic, write_jsonl_atomic
+from harness.jsonl import iter_jsonl, read_jsonl_tolerant, write_json_atomic, write_jsonl_atomic
+from harness.locks import LOCK_NAME, RunLock
 from harness.records import SCHEMA_VERSION, GenerationRecord, GradeRecord, RecordError
 
 RUN_JSON = "run.json"
@@ -55,15 +56,46 @@ class RunSpec:
         return out
 
 
+@dataclass
+class Generations:
+    """What generations.jsonl holds now: one record per (item, sample), and a skipped torn last line."""
+
+    records: list[GenerationRecord]
+    torn_line: int | None  # line number of an unfinished last line (a crash, or a generate still writing)
+
+    def torn_note(self, path: Path) -> str | None:
+        if self.torn_line is None:
+            return None
+        return (f"{path}:{self.torn_line}: unfinished last line skipped (a crashed or still running generate); "
+                "a rerun of generate repairs it")
+
+
 def safe_judge_dir_name(judge_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", judge_id)
 
 
-class RunDir:
-    """A run directory on disk."""
+def check_out_dir(path: Path, force: bool) -> None:
+    """Refuse an --out that is a file, or a folder with other files and no run.json (unless force)."""
+    if path.exists() and not path.is_dir():
+        raise RunDirError(f"--out {path}: is a file; --out names a run directory (a new one, or a run to resume)")
+    if not path.is_dir() or (path / RUN_JSON).exists():
+        return
+    try:
+        others = sorted(p.name for p in path.iterdir() if p.name != LOCK_NAME)
+    except OSError as exc:
+        raise RunDirError(f"--out {path}: cannot read this folder ({exc.strerror or exc})") from None
+    if others and not force:
+        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+        raise RunDirError(f"--out {path}: this folder holds other files ({shown}) and is not a run (no {RUN_JSON}); "
+                          "use a new or empty folder, or --force to write the run beside them")
 
-    def __init__(self, path: Path | str):
+
+class RunDir:
+    """A run directory on disk; `grades_out` puts grades/ elsewhere (for a run that is read-only)."""
+
+    def __init__(self, path: Path | str, grades_out: Path | str | None = None):
         self.path = Path(path)
+        self.grades_root = Path(grades_out if grades_out is not None else path) / GRADES
 
     @property
     def run_json(self) -> Path:
@@ -74,7 +106,15 @@ class RunDir:
         return self.path / GENERATIONS
 
     def judge_dir(self, judge_id: str) -> Path:
-        return self.path / GRADES / safe_judge_dir_name(judge_id)
+        return self.grades_root / safe_judge_dir_name(judge_id)
+
+    def generate_lock(self) -> RunLock:
+        """The one-writer lock of generations.jsonl and run.json."""
+        return RunLock(self.path / LOCK_NAME, f"generate into {self.path}")
+
+    def judge_lock(self, judge_id: str) -> RunLock:
+        """One grade per (run, judge); other judges grade the same run at the same time."""
+        return RunLock(self.judge_dir(judge_id) / LOCK_NAME, f"grading {self.path} with judge {judge_id}")
 
     def exists(self) -> bool:
         return self.run_json.exists()
@@ -96,15 +136,18 @@ class RunDir:
             spec.created_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         write_json_atomic(self.run_json, asdict(spec))
 
-    def read_generations(self, repair: bool = True) -> list[GenerationRecord]:
-        """All generation records, latest per (item, sample) winning, a torn tail repaired."""
+    def read_generations(self) -> list[GenerationRecord]:
+        """All generation records, latest per (item, sample) winning; reads only (see load_generations)."""
+        return self.load_generations().records
+
+    def load_generations(self) -> "Generations":
+        """The records and the number of a torn last line that was skipped; the file is never written."""
         path = self.generations_path
         if not path.exists():
-            return []
-        if repair:
-            repair_torn_tail(path)
+            return Generations([], None)
+        lines, torn = read_jsonl_tolerant(path)
         latest: dict[tuple[str, int], GenerationRecord] = {}
-        for lineno, obj in iter_jsonl(path):
+        for lineno, obj in lines:
             try:
                 rec = GenerationRecord.from_dict(obj, where=f"{path}:{lineno}")
             except (RecordError, TypeError) as exc:
@@ -113,14 +156,14 @@ class RunDir:
             # a finished record is never replaced by a later error for the same pair
             if prev is None or not prev.finished or rec.finished:
                 latest[rec.key] = rec
-        return list(latest.values())
+        return Generations(list(latest.values()), torn)
 
     def compact_generations(self, keep: list[GenerationRecord]) -> None:
         """Rewrite generations.jsonl with exactly these records (one per pair), atomically."""
         write_jsonl_atomic(self.generations_path, (r.to_dict() for r in keep))
 
     def list_judges(self) -> list[str]:
-        root = self.path / GRADES
+        root = self.grades_root
         if not root.is_dir():
             return []
         return sorted(p.name for p in root.iterdir() if (p / "samples.jsonl").exists())

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from engine import ENGINES, EngineOptions, SamplingParams, create_engine
 from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
+from harness.commands.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
 from harness.commands.native_flags import add_int4_argument, add_nextn_argument, native_extra
-from harness.generate import GenerateConfig, describe_result, load_items, resolve_data_path, run_generation
+from harness.generate import (GenerateConfig, claim_run_dir, describe_result, load_items, resolve_data_path,
+                              run_generation)
 from tasks import TASKS, get_task
 from tasks.hle.prompts import HLE_PROMPTS
 
@@ -33,17 +35,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help=f"model name or path (native default: {DEFAULT_NATIVE_MODEL})")
     p.add_argument("--base-url", action="append", default=[], help="OpenAI-compatible server URL; repeat to spread load")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
-    p.add_argument("--samples", type=int, help="samples per item (default: the task's, e.g. AIME 32, GPQA 8)")
-    p.add_argument("--limit", type=int, help="only the first N items")
-    p.add_argument("--max-tokens", type=int, default=4096)
+    p.add_argument("--samples", type=positive_int, help="samples per item (default: the task's, e.g. AIME 32, GPQA 8)")
+    p.add_argument("--limit", type=positive_int, help="only the first N items")
+    p.add_argument("--max-tokens", type=positive_int, default=4096)
     p.add_argument("--temperature", type=float, default=0.6)
     p.add_argument("--top-p", type=float, default=0.95)
     p.add_argument("--top-k", type=int, default=0)
     p.add_argument("--seed", type=int, default=0, help="run seed: per-sample seeds and GPQA shuffles derive from it")
-    p.add_argument("--concurrency", type=int, default=32, help="requests in flight at once")
-    p.add_argument("--request-timeout", type=float, default=600.0, help="seconds per request attempt")
-    p.add_argument("--max-retries", type=int, default=5, help="retries per request on 429/5xx/timeouts/bad replies")
-    p.add_argument("--retry-base-delay", type=float, default=1.0, help="seconds; backoff doubles per retry, with jitter")
+    p.add_argument("--concurrency", type=positive_int, default=32, help="requests in flight at once")
+    p.add_argument("--request-timeout", type=positive_float, default=600.0, help="seconds per request attempt")
+    p.add_argument("--max-retries", type=non_negative_int, default=5,
+                   help="retries per request on 429/5xx/timeouts/bad replies")
+    p.add_argument("--retry-base-delay", type=non_negative_float, default=1.0,
+                   help="seconds; backoff doubles per retry, with jitter")
     p.add_argument("--token-param", choices=TOKEN_PARAM_CHOICES, default="auto",
                    help="openai engine: the token limit's request field (auto: max_completion_tokens for OpenAI's "
                         "o1/o3/o4/gpt-5 reasoning models, else max_tokens)")
@@ -55,11 +59,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "wording, default) or harness (ours)")
     p.add_argument("--device", help="native engine: cpu|cuda|npu (default: detected)")
     p.add_argument("--dtype", help="native engine: bfloat16|float32|float16")
-    p.add_argument("--threads", type=int, help="native engine: CPU threads")
-    p.add_argument("--kv-cache-gib", type=float, help="native engine: KV cache memory budget")
+    p.add_argument("--threads", type=positive_int, help="native engine: CPU threads")
+    p.add_argument("--kv-cache-gib", type=positive_float, help="native engine: KV cache memory budget")
     add_int4_argument(p, "native engine: ")
     add_nextn_argument(p, "native engine: ")
-    p.add_argument("--force", action="store_true", help="start a new run even if --out holds a different one")
+    p.add_argument("--force", action="store_true",
+                   help="start a new run even if --out holds a different run (moved aside) or other files")
     p.add_argument("--no-progress", action="store_true")
 
 
@@ -89,19 +94,19 @@ def run(args: argparse.Namespace) -> int:
         threads=args.threads, kv_cache_gib=args.kv_cache_gib, extra={**native_extra(args), **request_param_extra(args)},
     )
     cfg = GenerateConfig(
-        task=task, data_path=data_path, out=Path(args.out), samples=args.samples or task.default_samples,
-        limit=args.limit, sampling=sampling, seed=args.seed, concurrency=args.concurrency, force=args.force,
+        task=task, data_path=data_path, out=Path(args.out),
+        samples=args.samples if args.samples is not None else task.default_samples, limit=args.limit,
+        sampling=sampling, seed=args.seed, concurrency=args.concurrency, force=args.force,
         progress=not args.no_progress,
     )
-    if cfg.samples < 1:
-        raise ValueError(f"--samples must be >= 1, got {cfg.samples}")
-    return asyncio.run(_generate(cfg, args.engine, options, items, model))
+    with claim_run_dir(cfg.out, cfg.force) as lock:  # before the model loads: a bad --out costs nothing
+        return asyncio.run(_generate(cfg, args.engine, options, items, model, lock))
 
 
-async def _generate(cfg: GenerateConfig, engine_name: str, options: EngineOptions, items, model) -> int:
+async def _generate(cfg: GenerateConfig, engine_name: str, options: EngineOptions, items, model, lock) -> int:
     engine = create_engine(engine_name, options)
     try:
-        result = await run_generation(cfg, engine, items, model)
+        result = await run_generation(cfg, engine, items, model, lock)
     finally:
         await engine.aclose()
     print(describe_result(result), file=sys.stderr)

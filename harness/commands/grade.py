@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
+from harness.commands.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
 from harness.grade import grade_run
 from harness.report import format_summary_line
 from judges import JUDGES, create_judge
@@ -33,8 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-engine", choices=("openai", "native"), default="openai",
                    help="LLM judge: call a server (openai, default) or start the built-in engine in-process (native)")
     p.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", help="LLM judge: env var holding the API key")
-    p.add_argument("--judge-concurrency", type=int, default=16, help="LLM judge: requests in flight")
-    p.add_argument("--judge-max-tokens", type=int, help="LLM judge: token limit of a verdict")
+    p.add_argument("--judge-concurrency", type=positive_int, default=16, help="LLM judge: requests in flight")
+    p.add_argument("--judge-max-tokens", type=positive_int, help="LLM judge: token limit of a verdict")
     p.add_argument("--judge-temperature", type=float, help="LLM judge: sampling temperature (default 0)")
     p.add_argument("--judge-send-temperature", choices=SEND_TEMPERATURE_CHOICES, default="auto",
                    help="LLM judge: send the temperature (auto: not to OpenAI's o1/o3/o4/gpt-5 reasoning models, "
@@ -44,10 +45,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "reasoning models, else max_tokens)")
     p.add_argument("--judge-reasoning-effort", help="LLM judge: reasoning_effort sent to a reasoning model "
                    "(e.g. low, medium, high; part of the judge id)")
-    p.add_argument("--judge-max-retries", type=int, help="LLM judge: retries on 429/5xx/timeouts/bad replies")
-    p.add_argument("--judge-retry-base-delay", type=float, help="LLM judge: seconds; backoff doubles per retry")
-    p.add_argument("--judge-timeout", type=float, help="LLM judge: seconds per request attempt")
+    p.add_argument("--judge-max-retries", type=non_negative_int,
+                   help="LLM judge: retries on 429/5xx/timeouts/bad replies")
+    p.add_argument("--judge-retry-base-delay", type=non_negative_float,
+                   help="LLM judge: seconds; backoff doubles per retry")
+    p.add_argument("--judge-timeout", type=positive_float, help="LLM judge: seconds per request attempt")
     p.add_argument("--judge-no-cache", action="store_true", help="LLM judge: ignore cached verdicts")
+    p.add_argument("--out", metavar="DIR",
+                   help="write grades to DIR/grades/<judge-id>/ instead of into the run (for a read-only run; "
+                        "one run directory only)")
     p.add_argument("--no-progress", action="store_true")
 
 
@@ -72,6 +78,8 @@ def judge_options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out and len(args.run_dirs) > 1:
+        raise ValueError("--out takes one run directory: grades of two runs would land in one folder")
     if args.judge in ("llm", "rules+llm") and args.judge_engine == "native":
         from engine.base import EngineOptions
         from engine.server.local import judge_base_urls
@@ -88,10 +96,12 @@ async def _grade_all(judge, args: argparse.Namespace) -> int:
     status = 0
     try:
         for run_dir in args.run_dirs:
-            summary = await grade_run(Path(run_dir), judge, args.judge_concurrency, show_progress=not args.no_progress)
+            summary = await grade_run(Path(run_dir), judge, args.judge_concurrency,
+                                      show_progress=not args.no_progress, grades_out=Path(args.out) if args.out else None)
             print(format_summary_line(run_dir, summary))
-            if not summary["coverage_complete"]:
+            if summary.get("note"):  # incomplete coverage, a torn tail skipped, a generate still running
                 print(f"  {summary['note']}", file=sys.stderr)
+            if not summary["coverage_complete"]:
                 status = 3
     finally:
         await judge.aclose()

@@ -13,6 +13,8 @@ from typing import Any, Callable
 
 import openai
 
+from engine.base import EngineError
+from engine.openai_endpoints import scrub, split_base_url
 from engine.openai_params import RequestParams, rejection_hint
 from judges.base import Judge, JudgeConfigError, JudgeError, Verdict
 from judges.llm.cache import VerdictCache, cache_key, default_cache_root
@@ -76,6 +78,10 @@ class LLMJudge(Judge):
             raise JudgeError(f"judge: {exc}") from None
         self.model = model
         self.base_urls = list(base_urls or [])
+        try:
+            self._url_secrets = [x for url in self.base_urls for x in split_base_url(url).secrets()]
+        except EngineError as exc:
+            raise JudgeError(str(exc)) from None
         self.api_key_env = api_key_env
         self.concurrency = concurrency
         self.max_tokens = max_tokens
@@ -137,7 +143,8 @@ class LLMJudge(Judge):
 
     def config(self) -> dict[str, Any]:
         return {
-            "name": "llm", "judge_id": self.judge_id, "model": self.model, "base_urls": self.base_urls,
+            "name": "llm", "judge_id": self.judge_id, "model": self.model,
+            "base_urls": [split_base_url(u).public for u in self.base_urls],  # no query or user:password
             "api_key_env": self.api_key_env, "prompt_version": PROMPT_VERSION, "prompt_sha256": self.prompt_hash,
             "settings_sha256": self.settings_hash, "temperature": self.settings["temperature"],
             "max_tokens": self.max_tokens, "reasoning_effort": self.reasoning_effort,
@@ -160,7 +167,8 @@ class LLMJudge(Judge):
             return
         key = os.environ.get(self.api_key_env) or "EMPTY"  # local servers accept any key
         urls = self.base_urls or [None]  # None: the client's default (OPENAI_BASE_URL or api.openai.com)
-        self._clients = [openai.AsyncOpenAI(base_url=u, api_key=key, max_retries=0, timeout=self.timeout_s)
+        self._clients = [openai.AsyncOpenAI(api_key=key, max_retries=0, timeout=self.timeout_s,
+                                            **(split_base_url(u).client_kwargs() if u else {"base_url": None}))
                          for u in urls]
         self._semaphore = asyncio.Semaphore(self.concurrency)
         self._loop = loop
@@ -203,7 +211,8 @@ class LLMJudge(Judge):
             try:
                 parsed, mode, attempts = await self._ask(messages)
             except _Failed as exc:
-                return Verdict(None, None, "judge_error", {**base, "error": str(exc), "attempts": exc.attempts})
+                error = scrub(str(exc), self._url_secrets)  # a server may echo its URL's query or password
+                return Verdict(None, None, "judge_error", {**base, "error": error, "attempts": exc.attempts})
         detail = {**base, "confidence": parsed.confidence, "reasoning": parsed.reasoning, "attempts": attempts,
                   "output_mode": mode}
         extracted = parsed.extracted

@@ -78,7 +78,7 @@ class Connection(asyncio.Protocol):
         method, target, version = parts
         connection = headers.get("connection", "").lower()
         keep_alive = (version == "HTTP/1.1" and connection != "close") or connection == "keep-alive"
-        return method, target.split("?", 1)[0], headers, body, keep_alive
+        return method, target, headers, body, keep_alive  # the server splits off the query
 
     def head(self, status: int, content_type: str, keep_alive: bool, length: int | None,
              extra: dict[str, str] | None = None) -> bytes:

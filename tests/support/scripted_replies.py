@@ -170,3 +170,4 @@ class Received:
     headers: dict[str, str]
     body: dict | None
     at: float = field(default_factory=time.monotonic)
+    query: str = ""  # the raw query string of the request target

@@ -143,6 +143,7 @@ class ScriptedServer:
 
     def _serve(self, conn: Connection, method: str, path: str, headers: dict[str, str], raw: bytes,
                keep_alive: bool) -> None:
+        path, _, query = path.partition("?")
         body: Any = None
         if raw:
             try:
@@ -151,7 +152,8 @@ class ScriptedServer:
                 body = None
         if self.record:
             with self._lock:
-                self._log.append(Received(method, path, headers, body if isinstance(body, dict) else None))
+                self._log.append(Received(method, path, headers, body if isinstance(body, dict) else None,
+                                          query=query))
         if path == "/health":  # what vLLM and SGLang answer while they serve, without a key
             return conn.send(200, b"{}", keep_alive)
         if self.api_key is not None and headers.get("authorization") != f"Bearer {self.api_key}":
