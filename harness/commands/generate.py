@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine import ENGINES, EngineOptions, SamplingParams, create_engine
 from harness.commands.native_flags import add_int4_argument, add_nextn_argument, native_extra
-from harness.generate import GenerateConfig, describe_result, load_items, resolve_data_path, run_generation
+from harness.generate import GenerateConfig, describe_result, limit_items, resolve_data_path, run_generation
 from tasks import TASKS, get_task
 
 HELP = "generate responses for a task into runs/NAME (rerun the same command to resume)"
@@ -25,7 +25,9 @@ DEFAULT_NATIVE_MODEL = "smollm2-135m"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--task", required=True, help=f"one of: {', '.join(sorted(TASKS))}")
-    p.add_argument("--data", help="dataset file or folder (default: the task's documented path, else its demo set)")
+    p.add_argument("--data", help="dataset file, folder (save_to_disk or hub snapshot; FOLDER#SPLIT picks one), or "
+                   "hf:OWNER/NAME[:CONFIG][@REVISION][#SPLIT] from the local cache (default: the task's documented "
+                   "path, else its demo set); see `python -m harness data show`")
     p.add_argument("--out", required=True, help="run directory, e.g. runs/aime-mymodel")
     p.add_argument("--engine", default="native", help=f"one of: {', '.join(sorted(ENGINES))} (default: native)")
     p.add_argument("--model", help=f"model name or path (native default: {DEFAULT_NATIVE_MODEL})")
@@ -59,7 +61,10 @@ def run(args: argparse.Namespace) -> int:
     data_path, is_demo = resolve_data_path(task, args.data)
     if is_demo:
         print(f"note: {task.default_data_path} not found; using the built-in demo set {data_path}", file=sys.stderr)
-    items = load_items(task, data_path, args.limit)
+    dataset = task.load_dataset(data_path)
+    for note in dataset.notes:
+        print(f"note: {note}", file=sys.stderr)
+    items = limit_items(dataset.items, args.limit)
     sampling = SamplingParams(max_tokens=args.max_tokens, temperature=args.temperature, top_p=args.top_p, top_k=args.top_k)
     model = args.model or (DEFAULT_NATIVE_MODEL if args.engine == "native" else None)
     options = EngineOptions(
@@ -71,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     cfg = GenerateConfig(
         task=task, data_path=data_path, out=Path(args.out), samples=args.samples or task.default_samples,
         limit=args.limit, sampling=sampling, seed=args.seed, concurrency=args.concurrency, force=args.force,
-        progress=not args.no_progress,
+        progress=not args.no_progress, dataset_source=dataset.source,
     )
     if cfg.samples < 1:
         raise ValueError(f"--samples must be >= 1, got {cfg.samples}")
