@@ -93,7 +93,8 @@ def _folder_source(path: Path, prefs: Preferences, selectors: list[str], record:
     if not groups:
         raise DataError(f"{path}: no data file ({', '.join('*' + s for s in FILE_SUFFIXES)}) in this folder or its data/; "
                         f"expected {prefs.expected}")
-    key = choose(sorted(groups), selectors, prefs.split_order, f"{path}", "data files", strict)
+    names, selectors = _narrow(sorted(groups), selectors)
+    key = choose(names, selectors, prefs.split_order, f"{path}", "data files", strict)
     files = groups[key]
     tables = [read_file(f, prefs.expected, prefs.keep) for f in files]
     columns = list(dict.fromkeys(c for t in tables for c in t.columns))
@@ -102,13 +103,17 @@ def _folder_source(path: Path, prefs: Preferences, selectors: list[str], record:
 
 
 def data_file_groups(folder: Path) -> dict[str, list[Path]]:
-    """Data files by split or file name, shards joined: data/test-00000-of-00002.parquet -> "test"."""
+    """Data files by split or file name, shards joined: data/test-00000-of-00002.parquet -> "test",
+    gpqa_diamond.csv -> "gpqa_diamond", cfg/train-00000-of-00001.parquet -> "cfg/train"."""
     found: dict[str, dict[str, list[Path]]] = {}
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)
         if any(part.startswith(".") for part in rel.parts) or path.suffix.lower() not in FILE_SUFFIXES or not path.is_file():
             continue
-        key = _SHARD.match(path.stem).group("key")  # type: ignore[union-attr]
+        parts = list(rel.parent.parts)
+        if parts[:1] == ["data"]:  # the hub's conventional data folder adds nothing to the name
+            parts = parts[1:]
+        key = "/".join([*parts, _SHARD.match(path.stem).group("key")])  # type: ignore[union-attr]
         found.setdefault(key, {}).setdefault(path.suffix.lower(), []).append(path)
     # the same data in two formats (hle.parquet and hle.jsonl): read the preferred format only
     return {key: next(by_suffix[s] for s in FILE_SUFFIXES if s in by_suffix) for key, by_suffix in found.items()}
@@ -120,19 +125,35 @@ def choose(names: list[str], selectors: list[str], preferred: tuple[str, ...], w
 
     strict=False treats the selectors as hints (a hub snapshot names files by split or by config, not both).
     """
-    by_lower = {n.lower(): n for n in names}
     wanted = [s for s in selectors if s]
     for s in wanted:
-        if s.lower() in by_lower:
-            return by_lower[s.lower()]
+        if hit := _pick(names, s):
+            return hit
     if wanted and (strict or len(names) != 1):
         raise DataError(f"{where}: no {' or '.join(map(repr, wanted))} among the {what} found: {', '.join(names)}")
     if len(names) == 1:
         return names[0]
     for s in preferred:
-        if s.lower() in by_lower:
-            return by_lower[s.lower()]
+        if hit := _pick(names, s):
+            return hit
     raise DataError(f"{where}: several {what} found ({', '.join(names)}); name one: {how or where + '#NAME'}")
+
+
+def _pick(names: list[str], selector: str) -> str | None:
+    """The name itself (any case), else the only name ending in /selector ("cfg/test" for "test")."""
+    s = selector.lower()
+    exact = [n for n in names if n.lower() == s]
+    tail = [n for n in names if n.lower().rsplit("/", 1)[-1] == s]
+    return exact[0] if exact else (tail[0] if len(tail) == 1 else None)
+
+
+def _narrow(names: list[str], selectors: list[str]) -> tuple[list[str], list[str]]:
+    """A selector naming a folder (a config's files) keeps only the names under it and is used up."""
+    for s in selectors:
+        under = [n for n in names if s and n.lower().startswith(s.lower() + "/")]
+        if under:
+            return under, [x for x in selectors if x != s]
+    return names, selectors
 
 
 def _saved_dataset(path: Path, prefs: Preferences, selectors: list[str], record: dict) -> SourceTable:
@@ -183,7 +204,8 @@ def _hf_source(spec: HfSpec, prefs: Preferences) -> SourceTable:
     snapshot = _hub_snapshot(spec)
     if snapshot is not None:
         record.update(commit=snapshot.name, format="hub snapshot")
-        return _folder_source(snapshot, prefs, [spec.split or "", config or ""], record, strict=False)
+        hints = [f"{config}/{spec.split}" if config and spec.split else "", spec.split or "", config or ""]
+        return _folder_source(snapshot, prefs, hints, record, strict=False)
     raise DataError(_not_cached(spec, config))
 
 

@@ -10,6 +10,7 @@ from tasks.columns import Column
 
 LETTERS = ("A", "B", "C", "D")
 ANSWER_COLUMNS = ("Correct Answer", "Incorrect Answer 1", "Incorrect Answer 2", "Incorrect Answer 3")
+ANSWER_FIELDS = ("correct_answer", "incorrect_answer_1", "incorrect_answer_2", "incorrect_answer_3")
 
 
 def choice_permutation(run_seed: int, item_id: str, sample: int) -> list[int]:
@@ -31,7 +32,7 @@ class GpqaTask(Task):
     columns = (
         Column("id", ("Record ID",), required=False),
         Column("question", ("Question",)),
-        *(Column(f"answer{i}", (name,)) for i, name in enumerate(ANSWER_COLUMNS)),
+        *(Column(f, (name,)) for f, name in zip(ANSWER_FIELDS, ANSWER_COLUMNS)),
         Column("category", ("High-level domain",), required=False),
         Column("subdomain", ("Subdomain",), required=False),
     )
@@ -45,7 +46,7 @@ class GpqaTask(Task):
         return self.folder / "demo.csv"
 
     def item_from_row(self, fields: dict[str, Any], where: str) -> Item:
-        answers = [str(fields[f"answer{i}"]).strip() for i in range(len(ANSWER_COLUMNS))]
+        answers = [str(fields[f]).strip() for f in ANSWER_FIELDS]
         category = str(fields.get("category") or "").strip() or None
         return Item(id=fields["id"], fields={"question": str(fields["question"]).strip(), "answers": answers,
                                              "subdomain": fields.get("subdomain")}, category=category)

@@ -47,7 +47,7 @@ def test_gpqa_header_and_row_errors(tmp_path):
         get_task("gpqa").load(path)
     path.write_text("Question,Correct Answer,Incorrect Answer 1,Incorrect Answer 2,Incorrect Answer 3\n"
                     "q,a,b,c,d\nq2,a,,c,d\n")
-    with pytest.raises(DataError, match=r"g\.csv:3: missing field\(s\) answer1 \(column 'Incorrect Answer 1'\)"):
+    with pytest.raises(DataError, match=r"g\.csv:3: missing field\(s\) incorrect_answer_1 \(column 'Incorrect Answer 1'\)"):
         get_task("gpqa").load(path)
 
 
