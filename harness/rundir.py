@@ -20,11 +20,15 @@ GRADES = "grades"
 IDENTITY_FIELDS = ("task", "dataset_sha256", "engine_name", "model", "sampling", "seed", "samples", "item_ids", "task_options",
                    "dataset_source")
 # The parts of run.json's dataset_source that name which data was asked for (paths may move; hashes cover content).
-SOURCE_IDENTITY = ("hub_name", "config", "split", "revision", "commit")
+SOURCE_IDENTITY = ("hub_name", "config", "split", "commit")
 
 
 def source_identity(source: dict[str, Any]) -> dict[str, Any]:
-    return {k: source[k] for k in SOURCE_IDENTITY if source.get(k) is not None}
+    """A resolved commit stands for the revision that named it (`@main` and `@<its commit>` are one run)."""
+    out = {k: source[k] for k in SOURCE_IDENTITY if source.get(k) is not None}
+    if "commit" not in out and source.get("revision") is not None:
+        out["revision"] = source["revision"]
+    return out
 
 
 @dataclass

@@ -96,7 +96,8 @@ class Task(ABC):
         aliases = {normalise(n) for c in self.columns for n in c.names}
         prefs = Preferences(self.data_format, self.split_order, self.hub_configs, keep=lambda c: normalise(c) in aliases)
         opened = open_source(data, prefs)
-        label = opened.record.get("path") or f"hf:{opened.record.get('hub_name')}"
+        rec = opened.record
+        label = rec.get("path") or f"hf:{rec.get('hub_name')}:{rec.get('config')}#{rec.get('split')}"
         mapping = map_columns(opened.table.columns, self.columns, str(label), self.data_format)
         id_rule = f"column {mapping['id']}" if "id" in mapping else f"sha256({self.id_source})[:12]"
         items: list[Item] = []
