@@ -87,3 +87,18 @@ def test_generate_from_hf_records_the_source_and_refuses_another_revision_on_res
         assert "holds a different run" in err and "dataset_source" in err and COMMIT_B in err
         assert len(server.requests) == sent  # refused before any request
     assert json.loads((out / "run.json").read_text())["dataset_source"]["commit"] == COMMIT_A
+
+
+def test_hle_show_and_prepare_turn_struct_images_into_data_uris(tmp_path, capsys):
+    from tests.tasks.test_sources import hle_dataset, hle_rows
+
+    hle_dataset(hle_rows()).save_to_disk(str(tmp_path / "saved"))
+    assert main(["data", "show", "hle", "--data", str(tmp_path / "saved")]) == 0
+    out = capsys.readouterr().out
+    assert "items:       2" in out and "<image image/png, " in out and "base64" not in out
+    target = tmp_path / "hle.jsonl"
+    assert main(["data", "prepare", "hle", "--data", str(tmp_path / "saved"), "--out", str(target)]) == 0
+    rows = [json.loads(line) for line in target.read_text().splitlines()]
+    assert rows[0]["image"] == "" and rows[1]["image"].startswith("data:image/png;base64,")
+    reloaded = get_task("hle").load(target)
+    assert [(i.id, i.fields) for i in reloaded] == [(i.id, i.fields) for i in get_task("hle").load(tmp_path / "saved")]
