@@ -199,9 +199,13 @@ def _hf_source(spec: HfSpec, prefs: Preferences) -> SourceTable:
     config = spec.config or prefs.hub_configs.get(spec.name)
     record = {"kind": "hf", "hub_name": spec.name, "config": config, "split": spec.split, "revision": spec.revision}
     arrow = _arrow_cache_entries(spec.name)
-    if arrow:
-        return _from_arrow_cache(spec, config, arrow, prefs, record)
     snapshot = _hub_snapshot(spec)
+    if arrow:
+        try:
+            return _from_arrow_cache(spec, config, arrow, prefs, record)
+        except _NotInArrowCache:
+            if snapshot is None:  # the Arrow cache holds this dataset, but not this config or revision
+                raise
     if snapshot is not None:
         record.update(commit=snapshot.name, format="hub snapshot")
         hints = [f"{config}/{spec.split}" if config and spec.split else "", spec.split or "", config or ""]
@@ -218,11 +222,18 @@ def _arrow_cache_entries(name: str) -> list[Path]:
     return [p for p in root.glob("*/*/*") if p.is_dir() and (p / "dataset_info.json").exists()]
 
 
+class _NotInArrowCache(DataError):
+    """The datasets cache lacks the asked config or revision (a hub snapshot may still have it)."""
+
+
 def _from_arrow_cache(spec: HfSpec, config: str | None, entries: list[Path], prefs: Preferences, record: dict) -> SourceTable:
     from datasets.packaged_modules.cache.cache import Cache
 
     where = f"hf:{spec.name} in {datasets_cache()}"
     configs = sorted({p.parent.parent.name for p in entries})
+    if config and config not in configs:
+        raise _NotInArrowCache(f"{where}: config {config!r} is not cached (cached configs: {', '.join(configs)}); "
+                               + _download_hint(spec, config))
     config = choose(configs, [config or ""], (), where, "cached configs", how=f"hf:{spec.name}:CONFIG")
     entries = [p for p in entries if p.parent.parent.name == config]
     if spec.revision:
@@ -230,7 +241,7 @@ def _from_arrow_cache(spec: HfSpec, config: str | None, entries: list[Path], pre
         entries = [p for p in entries if p.name.startswith(commit)]
         if not entries:
             cached = ", ".join(sorted({p.name for p in _arrow_cache_entries(spec.name)}))
-            raise DataError(f"{where}: revision {spec.revision!r} is not cached (cached commits: {cached}); "
+            raise _NotInArrowCache(f"{where}: revision {spec.revision!r} is not cached (cached commits: {cached}); "
                             + _download_hint(spec, config))
     entry = max(entries, key=lambda p: p.stat().st_mtime)  # as datasets does: the latest prepared version
     builder = Cache(cache_dir=str(datasets_cache()), dataset_name=spec.name.split("/")[1], repo_id=spec.name,

@@ -230,3 +230,20 @@ def test_hle_images_as_raw_bytes_pil_or_path_only(tmp_path):
     pq.write_table(pa.Table.from_pylist(path_only), tmp_path / "path.parquet")
     with pytest.raises(DataError, match=r"path\.parquet row 1: image struct has a path \('images/q2\.png'\) but no bytes"):
         get_task("hle").load(tmp_path / "path.parquet")
+
+
+def test_a_revision_or_config_missing_from_the_datasets_cache_is_read_from_a_hub_snapshot(offline_hf_home, tmp_path):
+    add_to_datasets_cache(offline_hf_home, "Idavidrein/gpqa", "gpqa_diamond", COMMIT_A,
+                          {"train": datasets.Dataset.from_list(gpqa_rows(2, "a"))}, tmp_path)
+    gpqa = get_task("gpqa")
+    with pytest.raises(DataError, match=r"config 'gpqa_main' is not cached \(cached configs: gpqa_diamond\)"):
+        gpqa.load("hf:Idavidrein/gpqa:gpqa_main")
+    # `hf download` of another commit: the official layout, one CSV per config at the root
+    csv_path = tmp_path / "main.csv"
+    datasets.Dataset.from_list(gpqa_rows(3, "b")).to_csv(str(csv_path), index=False)
+    add_hub_snapshot(offline_hf_home, "Idavidrein/gpqa", COMMIT_B, {
+        "gpqa_main.csv": csv_path.read_bytes(), "gpqa_diamond.csv": csv_path.read_bytes()})
+    loaded = gpqa.load_dataset(f"hf:Idavidrein/gpqa:gpqa_main@{COMMIT_B[:12]}")
+    assert [i.id for i in loaded.items] == ["rec0b", "rec1b", "rec2b"]
+    assert (loaded.source["commit"], loaded.source["format"], loaded.source["split"]) == (COMMIT_B, "hub snapshot", "gpqa_main")
+    assert gpqa.load_dataset("hf:Idavidrein/gpqa").source["commit"] == COMMIT_A  # the datasets cache comes first
