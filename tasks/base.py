@@ -73,7 +73,7 @@ class Task(ABC):
     columns: tuple["Column", ...] = ()  # the fields read and the column names they go by
     id_source: str = ""  # the field hashed into an id when a row has none
     split_order: tuple[str, ...] = ("test", "train")  # which split/file a folder or hub dataset defaults to
-    hub_configs: dict[str, str] = {}  # usual hub datasets -> their config for this task ("" = the only one)
+    hub_configs: dict[str, str] = {}  # usual hub datasets -> the config this task means (hf:NAME without :CONFIG)
 
     @property
     def folder(self) -> Path:

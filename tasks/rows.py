@@ -42,7 +42,7 @@ def read_file(path: Path, expected: str, keep: Callable[[str], bool] | None = No
     return readers[suffix](path, expected)
 
 
-def _objects(path: Path, pairs: list[tuple[str, Any]], expected: str) -> Table:
+def _objects(pairs: list[tuple[str, Any]], expected: str) -> Table:
     columns: dict[str, None] = {}
     rows = []
     for where, obj in pairs:
@@ -63,7 +63,7 @@ def _jsonl(path: Path, expected: str) -> Table:
                 pairs.append((f"{path}:{lineno}", json.loads(line)))
             except json.JSONDecodeError as exc:
                 raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg}); expected {expected}") from None
-    return _objects(path, pairs, expected)
+    return _objects(pairs, expected)
 
 
 def _json(path: Path, expected: str) -> Table:
@@ -76,7 +76,7 @@ def _json(path: Path, expected: str) -> Table:
         data = next((data[k] for k in ("data", "rows", "examples") if isinstance(data.get(k), list)), None)
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a JSON array of objects; expected {expected}")
-    return _objects(path, [(f"{path} item {i}", obj) for i, obj in enumerate(data, 1)], expected)
+    return _objects([(f"{path} item {i}", obj) for i, obj in enumerate(data, 1)], expected)
 
 
 def _csv(path: Path, expected: str) -> Table:

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.generate import resolve_data_path
-from tasks import TASKS, Task, file_sha256, get_task
-from tasks.base import DataError, LoadedDataset
+from tasks import TASKS, DataError, LoadedDataset, Task, file_sha256, get_task
 
 HELP = "show a dataset as a task reads it (items, columns, example prompts, hash), or prepare its default file"
 EXAMPLES = """\
