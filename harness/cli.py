@@ -14,6 +14,7 @@ VERBS: dict[str, str] = {
     "sweep": "harness.commands.sweep",
     "serve": "harness.commands.serve",
     "models": "harness.commands.models",
+    "data": "harness.commands.data",
 }
 
 

@@ -24,7 +24,7 @@ from tasks import DataError, Item, Task, derive_seed, file_sha256
 @dataclass
 class GenerateConfig:
     task: Task
-    data_path: Path
+    data_path: Path | str  # a file or folder path, or an hf: spec
     out: Path
     samples: int
     limit: int | None
@@ -33,6 +33,7 @@ class GenerateConfig:
     concurrency: int = 32
     force: bool = False
     progress: bool = True
+    dataset_source: dict[str, Any] | None = None  # from Task.load_dataset; else data_path is one file, hashed here
 
 
 @dataclass
@@ -45,34 +46,25 @@ class GenerateResult:
     error_examples: list[str] = field(default_factory=list)
 
 
-def resolve_data_path(task: Task, data: str | None) -> tuple[Path, bool]:
-    """The dataset to use and whether it is the built-in demo set."""
+def resolve_data_path(task: Task, data: str | None) -> tuple[Path | str, bool]:
+    """The dataset to use (a path or an `hf:` spec) and whether it is the built-in demo set."""
     if data:
-        path = Path(data)
-        if path.is_dir():
-            path = _first_data_file(path, task)
-        if not path.exists():
-            raise DataError(f"{path}: dataset file not found; expected {task.data_format}")
-        return path, False
+        if Path(data).exists():
+            return Path(data), False
+        if data.startswith("hf:") or "#" in data:  # a hub spec, or a folder's PATH#SPLIT: the loader checks it
+            return data, False
+        raise DataError(f"{data}: dataset file not found; expected {task.data_format}")
     default = Path(task.default_data_path)
     if default.exists():
-        return (_first_data_file(default, task) if default.is_dir() else default), False
+        return default, False
     return task.demo_data_path, True
-
-
-def _first_data_file(folder: Path, task: Task) -> Path:
-    for suffix in (".parquet", ".jsonl", ".csv", ".json"):
-        found = sorted(folder.glob(f"*{suffix}"))
-        if found:
-            return found[0]
-    raise DataError(f"{folder}: no dataset file in this folder; expected {task.data_format}")
 
 
 def build_spec(cfg: GenerateConfig, engine: Engine, items: list[Item], model: str | None) -> RunSpec:
     return RunSpec(
         task=cfg.task.name,
         dataset_path=str(cfg.data_path),
-        dataset_sha256=file_sha256(cfg.data_path),
+        dataset_sha256=cfg.dataset_source["sha256"] if cfg.dataset_source else file_sha256(Path(cfg.data_path)),
         item_ids=[it.id for it in items],
         samples=cfg.samples,
         engine_name=engine.name,
@@ -82,6 +74,7 @@ def build_spec(cfg: GenerateConfig, engine: Engine, items: list[Item], model: st
         seed=cfg.seed,
         task_options=cfg.task.run_options(),
         provenance=provenance(),
+        dataset_source=cfg.dataset_source or {},
     )
 
 
@@ -220,8 +213,11 @@ def _with_seed(params: SamplingParams, seed: int) -> SamplingParams:
     return SamplingParams(**d)
 
 
-def load_items(task: Task, path: Path, limit: int | None) -> list[Item]:
-    items = task.load(path)
+def load_items(task: Task, path: Path | str, limit: int | None) -> list[Item]:
+    return limit_items(task.load(path), limit)
+
+
+def limit_items(items: list[Item], limit: int | None) -> list[Item]:
     if limit is not None:
         if limit < 1:
             raise DataError(f"--limit must be >= 1, got {limit}")

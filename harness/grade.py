@@ -142,7 +142,7 @@ def build_summary(spec: RunSpec, records: list[GenerationRecord], grades: list[G
         "per_item": table["per_item"],
         "task_options": spec.task_options,
         "provenance": {
-            "dataset": {"path": spec.dataset_path, "sha256": spec.dataset_sha256},
+            "dataset": {"path": spec.dataset_path, "sha256": spec.dataset_sha256, "source": spec.dataset_source},
             "generation": spec.provenance,
             "grading": provenance(),
             "engine": spec.engine,

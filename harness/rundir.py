@@ -18,7 +18,18 @@ GENERATIONS = "generations.jsonl"
 GRADES = "grades"
 
 # Fields of run.json that must match for a rerun to continue the same run.
-IDENTITY_FIELDS = ("task", "dataset_sha256", "engine_name", "model", "sampling", "seed", "samples", "item_ids", "task_options")
+IDENTITY_FIELDS = ("task", "dataset_sha256", "engine_name", "model", "sampling", "seed", "samples", "item_ids", "task_options",
+                   "dataset_source")
+# The parts of run.json's dataset_source that name which data was asked for (paths may move; hashes cover content).
+SOURCE_IDENTITY = ("hub_name", "config", "split", "commit")
+
+
+def source_identity(source: dict[str, Any]) -> dict[str, Any]:
+    """A resolved commit stands for the revision that named it (`@main` and `@<its commit>` are one run)."""
+    out = {k: source[k] for k in SOURCE_IDENTITY if source.get(k) is not None}
+    if "commit" not in out and source.get("revision") is not None:
+        out["revision"] = source["revision"]
+    return out
 
 
 @dataclass
@@ -37,6 +48,7 @@ class RunSpec:
     seed: int
     task_options: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
+    dataset_source: dict[str, Any] = field(default_factory=dict)  # kind, hub name/config/split/revision/commit, ...
     created_at: str = ""
     schema_version: int = SCHEMA_VERSION
 
@@ -48,6 +60,8 @@ class RunSpec:
         out = []
         for name in IDENTITY_FIELDS:
             a, b = getattr(self, name), getattr(other, name)
+            if name == "dataset_source":
+                a, b = source_identity(a), source_identity(b)
             if a != b:
                 if name == "item_ids":
                     out.append(f"item_ids: {len(a)} items in run.json vs {len(b)} now")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import importlib
 
-from tasks.base import DataError, Item, Prompt, Task, derive_seed, file_sha256
+from tasks.base import DataError, Item, LoadedDataset, Prompt, Task, derive_seed, file_sha256
 
 TASKS: dict[str, str] = {
     "aime": "tasks.aime:AimeTask",
@@ -20,4 +20,4 @@ def get_task(name: str, **options) -> Task:
     return getattr(importlib.import_module(module_name), class_name)(**options)
 
 
-__all__ = ["DataError", "Item", "Prompt", "Task", "TASKS", "derive_seed", "file_sha256", "get_task"]
+__all__ = ["DataError", "Item", "LoadedDataset", "Prompt", "Task", "TASKS", "derive_seed", "file_sha256", "get_task"]

@@ -10,7 +10,7 @@ from engine import ENGINES, EngineOptions, SamplingParams, create_engine
 from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.commands.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
 from harness.commands.native_flags import add_int4_argument, add_nextn_argument, native_extra
-from harness.generate import (GenerateConfig, claim_run_dir, describe_result, load_items, resolve_data_path,
+from harness.generate import (GenerateConfig, claim_run_dir, describe_result, limit_items, resolve_data_path,
                               run_generation)
 from tasks import TASKS, get_task
 from tasks.hle.prompts import HLE_PROMPTS
@@ -29,7 +29,9 @@ DEFAULT_NATIVE_MODEL = "smollm2-135m"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--task", required=True, help=f"one of: {', '.join(sorted(TASKS))}")
-    p.add_argument("--data", help="dataset file or folder (default: the task's documented path, else its demo set)")
+    p.add_argument("--data", help="dataset file, folder (save_to_disk or hub snapshot; FOLDER#SPLIT picks one), or "
+                   "hf:OWNER/NAME[:CONFIG][@REVISION][#SPLIT] from the local cache (default: the task's documented "
+                   "path, else its demo set); see `python -m harness data show`")
     p.add_argument("--out", required=True, help="run directory, e.g. runs/aime-mymodel")
     p.add_argument("--engine", default="native", help=f"one of: {', '.join(sorted(ENGINES))} (default: native)")
     p.add_argument("--model", help=f"model name or path (native default: {DEFAULT_NATIVE_MODEL})")
@@ -84,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
     data_path, is_demo = resolve_data_path(task, args.data)
     if is_demo:
         print(f"note: {task.default_data_path} not found; using the built-in demo set {data_path}", file=sys.stderr)
-    items = load_items(task, data_path, args.limit)
+    dataset = task.load_dataset(data_path)
+    for note in dataset.notes:
+        print(f"note: {note}", file=sys.stderr)
+    items = limit_items(dataset.items, args.limit)
     sampling = SamplingParams(max_tokens=args.max_tokens, temperature=args.temperature, top_p=args.top_p, top_k=args.top_k)
     model = args.model or (DEFAULT_NATIVE_MODEL if args.engine == "native" else None)
     options = EngineOptions(
@@ -97,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         task=task, data_path=data_path, out=Path(args.out),
         samples=args.samples if args.samples is not None else task.default_samples, limit=args.limit,
         sampling=sampling, seed=args.seed, concurrency=args.concurrency, force=args.force,
-        progress=not args.no_progress,
+        progress=not args.no_progress, dataset_source=dataset.source,
     )
     with claim_run_dir(cfg.out, cfg.force) as lock:  # before the model loads: a bad --out costs nothing
         return asyncio.run(_generate(cfg, args.engine, options, items, model, lock))

@@ -1,15 +1,16 @@
 """GPQA: four-way multiple choice from the official CSV, options shuffled per (item, sample)."""
 from __future__ import annotations
 
-import csv
 import random
 from pathlib import Path
+from typing import Any
 
-from tasks.base import DataError, Item, Prompt, Task, derive_seed
+from tasks.base import Item, Prompt, Task, derive_seed
+from tasks.columns import Column
 
 LETTERS = ("A", "B", "C", "D")
 ANSWER_COLUMNS = ("Correct Answer", "Incorrect Answer 1", "Incorrect Answer 2", "Incorrect Answer 3")
-REQUIRED = ("Question", *ANSWER_COLUMNS)
+ANSWER_FIELDS = ("correct_answer", "incorrect_answer_1", "incorrect_answer_2", "incorrect_answer_3")
 
 
 def choice_permutation(run_seed: int, item_id: str, sample: int) -> list[int]:
@@ -26,39 +27,34 @@ class GpqaTask(Task):
     default_judge = "rules"
     data_format = ('the official GPQA CSV with a header row and columns "Question", "Correct Answer", '
                    '"Incorrect Answer 1", "Incorrect Answer 2", "Incorrect Answer 3" '
-                   '(optional: "Record ID", "High-level domain", "Subdomain")')
+                   '(optional: "Record ID", "High-level domain", "Subdomain"; snake_case spellings accepted)')
+    # the columns of Idavidrein/gpqa (configs gpqa_diamond, gpqa_main, gpqa_extended; split train)
+    columns = (
+        Column("id", ("Record ID",), required=False),
+        Column("question", ("Question",)),
+        *(Column(f, (name,)) for f, name in zip(ANSWER_FIELDS, ANSWER_COLUMNS)),
+        Column("category", ("High-level domain",), required=False),
+        Column("subdomain", ("Subdomain",), required=False),
+    )
+    id_source = "question"
+    split_order = ("gpqa_diamond", "train", "test")
+    hub_configs = {"Idavidrein/gpqa": "gpqa_diamond"}
+    default_file_suffix = ".csv"
 
     @property
     def demo_data_path(self) -> Path:
         return self.folder / "demo.csv"
 
-    def load(self, path: Path) -> list[Item]:
-        items: list[Item] = []
-        seen: set[str] = set()
-        with open(path, encoding="utf-8", newline="") as f:
-            reader = csv.DictReader(f)
-            header = reader.fieldnames or []
-            absent = [c for c in REQUIRED if c not in header]
-            if absent:
-                raise DataError(f"{path}:1: header lacks column(s) {', '.join(absent)}; expected {self.data_format}")
-            for row in reader:
-                # reader.line_num is the physical line where this row ended (rows may span lines)
-                where = f"{path}:{reader.line_num}"
-                if None in row or any(v is None for v in row.values()):
-                    raise DataError(f"{where}: row has {len(header)} columns expected, got a different number")
-                empty = [c for c in REQUIRED if not row[c].strip()]
-                if empty:
-                    raise DataError(f"{where}: empty field(s) {', '.join(empty)}; expected {self.data_format}")
-                item_id = (row.get("Record ID") or "").strip() or f"row{len(items) + 1}"
-                if item_id in seen:
-                    raise DataError(f"{where}: duplicate Record ID {item_id!r}")
-                seen.add(item_id)
-                fields = {"question": row["Question"].strip(), "answers": [row[c].strip() for c in ANSWER_COLUMNS]}
-                category = (row.get("High-level domain") or "").strip() or None
-                items.append(Item(id=item_id, fields=fields, category=category))
-        if not items:
-            raise DataError(f"{path}: no rows; expected {self.data_format}")
-        return items
+    def item_from_row(self, fields: dict[str, Any], where: str) -> Item:
+        answers = [str(fields[f]).strip() for f in ANSWER_FIELDS]
+        category = str(fields.get("category") or "").strip() or None
+        return Item(id=fields["id"], fields={"question": str(fields["question"]).strip(), "answers": answers,
+                                             "subdomain": fields.get("subdomain")}, category=category)
+
+    def export_row(self, item: Item) -> dict[str, Any]:
+        return {"Record ID": item.id, "Question": item.fields["question"],
+                **dict(zip(ANSWER_COLUMNS, item.fields["answers"])),
+                "High-level domain": item.category or "", "Subdomain": item.fields.get("subdomain") or ""}
 
     def render(self, item: Item, sample: int, run_seed: int) -> Prompt:
         order = choice_permutation(run_seed, item.id, sample)

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from tasks.base import DataError, Item, Prompt, Task
-from tasks.hle.loader import FORMAT, read_rows
+from tasks.hle.loader import COLUMNS, FORMAT, hle_fields
 from tasks.hle.metrics import hle_metrics
 from tasks.hle.prompts import DEFAULT_PROMPT, HLE_PROMPTS, official_system_prompt
 
@@ -18,9 +18,12 @@ class HleTask(Task):
 
     name = "hle"
     default_samples = 1
-    default_data_path = "data/hle"  # a folder: the first .parquet/.jsonl inside (or pass --data FILE)
+    default_data_path = "data/hle"  # a folder holding one .parquet/.jsonl (or its hub snapshot layout)
     default_judge = "llm"
     data_format = FORMAT
+    columns = COLUMNS
+    id_source = "question"
+    split_order = ("test",)
 
     def __init__(self, subset: str = "all", prompt: str = DEFAULT_PROMPT) -> None:
         if subset not in SUBSETS:
@@ -35,19 +38,20 @@ class HleTask(Task):
     def demo_data_path(self) -> Path:
         return self.folder / "demo.jsonl"
 
-    def load(self, path: Path) -> list[Item]:
-        items = []
-        for row in read_rows(Path(path)):
-            has_image = bool(row["image"])
-            if (self.subset == "text" and has_image) or (self.subset == "image" and not has_image):
-                continue
-            fields = {**row, "has_image": has_image}
-            items.append(Item(id=row["id"], fields=fields, category=row["category"] or None))
-            self._meta_by_id[row["id"]] = {"category": row["category"] or None, "has_image": has_image,
-                                           "answer_type": row["answer_type"]}
-        if not items:
-            raise DataError(f"{path}: no questions in subset {self.subset!r}")
-        return items
+    def item_from_row(self, fields: dict[str, Any], where: str) -> Item | None:
+        row = hle_fields(fields, where)
+        has_image = bool(row["image"])
+        if (self.subset == "text" and has_image) or (self.subset == "image" and not has_image):
+            return None
+        self._meta_by_id[row["id"]] = {"category": row["category"] or None, "has_image": has_image,
+                                       "answer_type": row["answer_type"]}
+        return Item(id=row["id"], fields={**row, "has_image": has_image}, category=row["category"] or None)
+
+    def _empty_reason(self) -> str:
+        return f" in subset {self.subset!r}"
+
+    def export_row(self, item: Item) -> dict[str, Any]:
+        return {c.field: item.fields.get(c.field, "") for c in COLUMNS}
 
     def render(self, item: Item, sample: int, run_seed: int) -> Prompt:
         f = item.fields

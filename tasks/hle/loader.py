@@ -1,105 +1,69 @@
-"""Read HLE in its published shape (parquet or JSONL) into validated rows."""
+"""HLE rows: the published columns, and the image as whichever shape a file or `datasets` hands over."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any, Iterator
+import base64
+from typing import Any
 
 from tasks.base import DataError
+from tasks.columns import Column
 
 ANSWER_TYPES = ("exactMatch", "multipleChoice")
-REQUIRED = ("id", "question", "answer", "answer_type")
-OPTIONAL = ("image", "category", "raw_subject", "rationale")
 FORMAT = (
-    "HLE as parquet or JSONL, one question per row with fields "
+    "HLE as parquet or JSONL (or hf:cais/hle), one question per row with fields "
     "id, question, answer, answer_type (exactMatch|multipleChoice), "
-    "image (a data: URI or empty), category, raw_subject, rationale"
+    "image (a data: URI, image bytes, a {bytes, path} struct, or empty), category, raw_subject, rationale"
 )
-SUFFIXES = (".parquet", ".jsonl")
+# the columns of cais/hle (split test); image_preview and rationale_image are not read
+COLUMNS = (
+    Column("id", ("id",), required=False),
+    Column("question", ("question",)),
+    Column("answer", ("answer",)),
+    Column("answer_type", ("answer_type",)),
+    Column("image", ("image",), required=False),
+    Column("category", ("category",), required=False),
+    Column("raw_subject", ("raw_subject",), required=False),
+    Column("rationale", ("rationale",), required=False),
+)
+_MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"),
+          (b"RIFF", "image/webp"), (b"BM", "image/bmp"))
 
 
-def resolve_path(path: Path) -> Path:
-    """A file as given, or in a folder the first .parquet by name, else the first .jsonl (as `generate` picks)."""
-    path = Path(path)
-    if path.is_dir():
-        for suffix in SUFFIXES:
-            found = sorted(p for p in path.glob(f"*{suffix}") if p.is_file())
-            if found:
-                return found[0]
-        raise DataError(f"{path}: no .parquet or .jsonl file in this folder; expected {FORMAT}")
-    if not path.exists():
-        raise DataError(f"{path}: dataset file not found; expected {FORMAT}")
-    if path.suffix not in SUFFIXES:
-        raise DataError(f"{path}: unsupported file type {path.suffix!r}; expected {FORMAT}")
-    return path
-
-
-def _jsonl_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                yield where, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{where}: not valid JSON ({exc.msg}); expected {FORMAT}") from None
-
-
-def _parquet_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    import pyarrow.parquet as pq
-
-    try:
-        names = pq.read_schema(path).names
-        missing = [c for c in REQUIRED if c not in names]
-        if missing:
-            raise DataError(f"{path}: missing column(s) {', '.join(missing)}; expected {FORMAT}")
-        # only the columns we use: the published file also carries large image previews
-        table = pq.read_table(path, columns=[c for c in REQUIRED + OPTIONAL if c in names])
-    except DataError:
-        raise
-    except Exception as exc:  # pyarrow raises several types for a damaged file
-        raise DataError(f"{path}: cannot read parquet ({exc}); expected {FORMAT}") from None
-    # row numbers are 1-based data rows, as a spreadsheet view of the file would show them
-    for rowno, row in enumerate(table.to_pylist(), 1):
-        yield f"{path} row {rowno}", row
-
-
-def _text(row: dict, name: str) -> str:
-    value = row.get(name)
-    if value is None:
+def image_data_uri(value: Any, where: str) -> str:
+    """A data: URI from a data URI, raw bytes, a {bytes, path} struct (datasets' Image, undecoded) or a PIL image."""
+    if value is None or (isinstance(value, str) and not value.strip()):
         return ""
-    return value if isinstance(value, str) else str(value)
+    if isinstance(value, str):
+        if value.startswith("data:"):
+            return value
+        raise DataError(f"{where}: image must be a data: URI, image bytes or a {{bytes, path}} struct, got text "
+                        f"{value[:40]!r}; expected {FORMAT}")
+    if isinstance(value, dict):
+        if value.get("bytes"):
+            return image_data_uri(bytes(value["bytes"]), where)
+        if not value.get("path"):
+            return ""
+        raise DataError(f"{where}: image struct has a path ({value['path']!r}) but no bytes; the harness reads only "
+                        "embedded images (datasets' save_to_disk and push_to_hub embed them)")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        data = bytes(value)
+        mime = next((m for magic, m in _MAGIC if data.startswith(magic)), None)
+        if mime is None:
+            raise DataError(f"{where}: image bytes are not PNG, JPEG, GIF, WebP or BMP")
+        return f"data:{mime};base64,{base64.b64encode(data).decode()}"
+    if hasattr(value, "save"):  # a decoded PIL image
+        from io import BytesIO
+
+        buf = BytesIO()
+        value.save(buf, format="PNG")
+        return image_data_uri(buf.getvalue(), where)
+    raise DataError(f"{where}: image of type {type(value).__name__} is not a data URI, bytes or {{bytes, path}}")
 
 
-def validate_row(row: Any, where: str) -> dict[str, str]:
-    """Check one row and return its fields as strings; the error names the place and the fields."""
-    if not isinstance(row, dict):
-        raise DataError(f"{where}: expected an object; expected {FORMAT}")
-    problems = [f"missing {name!r}" for name in REQUIRED if row.get(name) in (None, "")]
-    answer_type = row.get("answer_type")
-    if answer_type not in (None, "") and answer_type not in ANSWER_TYPES:
-        problems.append(f"answer_type {answer_type!r} is not one of {', '.join(ANSWER_TYPES)}")
-    image = row.get("image")
-    if image not in (None, "") and not (isinstance(image, str) and image.startswith("data:")):
-        problems.append("image must be a data: URI or empty")
-    if problems:
-        raise DataError(f"{where}: {'; '.join(problems)}; expected {FORMAT}")
-    return {name: _text(row, name) for name in REQUIRED + OPTIONAL}
-
-
-def read_rows(path: Path) -> list[dict[str, str]]:
-    """All validated rows of an HLE file or folder; duplicate ids are an error."""
-    path = resolve_path(path)
-    rows = _parquet_rows(path) if path.suffix == ".parquet" else _jsonl_rows(path)
-    out: list[dict[str, str]] = []
-    seen: dict[str, str] = {}
-    for where, raw in rows:
-        row = validate_row(raw, where)
-        if row["id"] in seen:
-            raise DataError(f"{where}: duplicate id {row['id']!r} (first at {seen[row['id']]})")
-        seen[row["id"]] = where
-        out.append(row)
-    if not out:
-        raise DataError(f"{path}: no rows; expected {FORMAT}")
+def hle_fields(fields: dict[str, Any], where: str) -> dict[str, str]:
+    """Check one mapped row and return its fields as strings, the image as a data URI or ""."""
+    if fields["answer_type"] not in ANSWER_TYPES:
+        raise DataError(f"{where}: answer_type {fields['answer_type']!r} is not one of {', '.join(ANSWER_TYPES)}; "
+                        f"expected {FORMAT}")
+    out = {c.field: "" if fields.get(c.field) is None else str(fields[c.field]) for c in COLUMNS if c.field != "image"}
+    out["image"] = image_data_uri(fields.get("image"), where)
     return out

@@ -35,18 +35,19 @@ def test_aime_bad_rows_name_file_and_line(tmp_path, line, msg):
 
 
 def test_missing_dataset_names_path_and_format(tmp_path):
-    with pytest.raises(DataError, match=r"nope\.jsonl: dataset file not found; expected JSONL.*\"id\", \"problem\", \"answer\""):
+    with pytest.raises(DataError, match=r"nope\.jsonl: dataset file not found; expected JSONL.*\"id\".*\"problem\".*\"answer\""):
         resolve_data_path(get_task("aime"), str(tmp_path / "nope.jsonl"))
 
 
 def test_gpqa_header_and_row_errors(tmp_path):
     path = tmp_path / "g.csv"
     path.write_text("Question,Correct Answer\nq,a\n")
-    with pytest.raises(DataError, match=r"g\.csv:1: header lacks column\(s\) Incorrect Answer 1"):
+    with pytest.raises(DataError, match=r"g\.csv: missing column\(s\) Incorrect Answer 1, Incorrect Answer 2, "
+                                        r"Incorrect Answer 3; columns found: Question, Correct Answer"):
         get_task("gpqa").load(path)
     path.write_text("Question,Correct Answer,Incorrect Answer 1,Incorrect Answer 2,Incorrect Answer 3\n"
                     "q,a,b,c,d\nq2,a,,c,d\n")
-    with pytest.raises(DataError, match=r"g\.csv:3: empty field\(s\) Incorrect Answer 1"):
+    with pytest.raises(DataError, match=r"g\.csv:3: missing field\(s\) incorrect_answer_1 \(column 'Incorrect Answer 1'\)"):
         get_task("gpqa").load(path)
 
 

@@ -37,13 +37,16 @@ def test_jsonl_and_parquet_load_the_same_items(tmp_path):
     assert from_jsonl[1].fields["has_image"] is True and from_jsonl[2].fields["image"] == ""
 
 
-def test_folder_loads_its_first_data_file(tmp_path):
+def test_folder_with_one_data_file_loads_it_and_several_must_be_named(tmp_path):
     write_jsonl(tmp_path / "a.jsonl", ROWS)
-    write_parquet(tmp_path / "b.parquet", ROWS[:1])
     (tmp_path / "0.txt").write_text("not data")
-    assert [i.id for i in HleTask().load(tmp_path)] == ["a1"]  # parquet first, as the generate stage picks
-    (tmp_path / "b.parquet").unlink()
     assert [i.id for i in HleTask().load(tmp_path)] == ["a1", "b2", "c3"]
+    write_parquet(tmp_path / "a.parquet", ROWS[:1])  # the same name in two formats: parquet is read
+    assert [i.id for i in HleTask().load(tmp_path)] == ["a1"]
+    write_parquet(tmp_path / "b.parquet", ROWS[1:])
+    with pytest.raises(DataError, match=r"several data files found \(a, b\); name one: .*#NAME"):
+        HleTask().load(tmp_path)
+    assert [i.id for i in HleTask().load(f"{tmp_path}#b")] == ["b2", "c3"]
 
 
 def test_subsets_keep_text_or_image_questions(tmp_path):
@@ -65,7 +68,7 @@ def test_missing_file_names_path_and_format(tmp_path):
 
 
 def test_empty_folder_is_an_error(tmp_path):
-    with pytest.raises(DataError, match="no .parquet or .jsonl"):
+    with pytest.raises(DataError, match=r"no data file \(\*\.parquet, \*\.jsonl"):
         HleTask().load(tmp_path)
 
 
@@ -76,7 +79,7 @@ def test_bad_jsonl_row_names_line_and_fields(tmp_path):
     with pytest.raises(DataError) as err:
         HleTask().load(path)
     message = str(err.value)
-    assert "hle.jsonl:2" in message and "'answer'" in message and "id, question, answer, answer_type" in message
+    assert "hle.jsonl:2: missing field(s) answer" in message and "id, question, answer, answer_type" in message
 
 
 def test_invalid_json_line_is_named(tmp_path):
@@ -91,7 +94,7 @@ def test_bad_parquet_row_and_missing_column(tmp_path):
     with pytest.raises(DataError, match=r"hle.parquet row 2: answer_type 'freeform' is not one of"):
         HleTask().load(write_parquet(tmp_path / "hle.parquet", rows))
     no_answer_type = [{k: v for k, v in r.items() if k != "answer_type"} for r in ROWS]
-    with pytest.raises(DataError, match="missing column"):
+    with pytest.raises(DataError, match=r"cols\.parquet: missing column\(s\) answer_type; columns found: id, question"):
         HleTask().load(write_parquet(tmp_path / "cols.parquet", no_answer_type))
 
 
