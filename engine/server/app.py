@@ -114,6 +114,9 @@ async def _run_unless_disconnected(request: Request, drain: Drain, coro: Any) ->
     watcher = asyncio.ensure_future(wait_disconnect(request.receive))
     try:
         await asyncio.wait({work, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        work.cancel()  # the handler itself is being cancelled: the work must not outlive its admission slots
+        raise
     finally:
         watcher.cancel()
     if not work.done():
