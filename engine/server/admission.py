@@ -23,6 +23,9 @@ class Ticket:
     def granted(self) -> bool:
         return self._future is None or (self._future.done() and not self._future.cancelled())
 
+    def grant(self) -> None:
+        self._future.set_result(None)  # type: ignore[union-attr]
+
     async def wait(self) -> None:
         """Wait for the slots in arrival order (returns at once when they were free on arrival)."""
         if self._future is not None:
@@ -36,6 +39,7 @@ class Ticket:
         if self.granted:
             self.admission.release(self.n)
         else:
+            self._future.cancel()  # type: ignore[union-attr]
             self.admission.leave(self)
 
 
@@ -77,8 +81,6 @@ class Admission:
     def leave(self, ticket: Ticket) -> None:
         if ticket in self._queue:
             self._queue.remove(ticket)
-        if ticket._future is not None and not ticket._future.done():
-            ticket._future.cancel()
         self._grant()  # the head of the queue may have been waiting behind the one that left
 
     def release(self, n: int = 1) -> None:
@@ -89,4 +91,4 @@ class Admission:
         while self._queue and self._fits(self._queue[0].n):
             ticket = self._queue.popleft()
             self.running += ticket.n
-            ticket._future.set_result(None)  # type: ignore[union-attr]
+            ticket.grant()

@@ -13,6 +13,8 @@ import pytest
 
 from engine.base import SamplingParams, StreamDelta
 from engine.server import BackgroundServer, ServerSettings
+from engine.server.admission import Admission
+from engine.server.errors import APIError
 from engine.server.metrics import parse_metrics
 from tests.server.conftest import fake_server
 from tests.server.fake_engine import FakeEngine
@@ -215,3 +217,24 @@ def test_tiny_positive_temperatures_reach_the_engine_unchanged():
             r = httpx.post(srv.base_url + path, json={**body, "max_tokens": 2, "temperature": 1e-45})
             assert r.status_code == 200, r.text
         assert [p.temperature for p in engine.params] == [1e-45, 1e-45]
+
+
+def test_admission_is_decided_on_arrival_in_fifo_order_and_a_leaving_waiter_lets_the_next_in():
+    async def scenario() -> None:
+        adm = Admission(max_running=2, max_waiting=2, retry_after_s=1.5)
+        first = adm.enter(1)
+        wide = adm.enter(2)  # does not fit beside `first`: queued
+        small = adm.enter(1)  # would fit, but waits behind `wide` (FIFO)
+        assert first.granted and not wide.granted and not small.granted
+        with pytest.raises(APIError) as refused:
+            adm.enter(1)
+        assert refused.value.status == 429 and refused.value.headers["Retry-After"] == "2"
+        wide.release()  # leaves the queue (its client went away): `small` now fits
+        assert small.granted and adm.running == 2 and adm.waiting == 0
+        await asyncio.wait_for(small.wait(), 1)
+        small.release()
+        small.release()  # a second release is a no-op
+        first.release()
+        assert adm.running == 0
+
+    asyncio.run(scenario())
