@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, AsyncIterator
+from typing import Any, AsyncGenerator
 
 from starlette.responses import Response
 
@@ -35,7 +35,7 @@ class EventStreamResponse(Response):
 
     media_type = "text/event-stream"
 
-    def __init__(self, body: AsyncIterator[bytes], ticket: Ticket, drain: Drain,
+    def __init__(self, body: AsyncGenerator[bytes, None], ticket: Ticket, drain: Drain,
                  headers: dict[str, str] | None = None) -> None:
         self.body_iterator = body
         self.ticket = ticket
@@ -62,7 +62,7 @@ class EventStreamResponse(Response):
             elif isinstance(outcome, Exception):
                 raise outcome
         finally:
-            await self.body_iterator.aclose()  # type: ignore[attr-defined]
+            await self.body_iterator.aclose()
             self.ticket.release()
 
     async def _pump(self, send: Any) -> None:
