@@ -4,11 +4,13 @@
   errors.py      OpenAI-style error bodies; validation failures become 400s naming the field
   planning.py    a body -> engine requests (one per choice): sampling params, context-length checks
   adapter.py     optional engine capabilities (tokenizer, raw prompts, stats, constraints) by duck typing
-  admission.py   bounded FIFO in front of the engine; 429 + Retry-After when full
+  admission.py   bounded FIFO in front of the engine, decided on arrival; 429 + Retry-After when full
   generation.py  runs a plan's choices, records TTFT/TPOT, aborts the engine request when the client leaves
   responses.py   JSON bodies and SSE chunks
+  streaming.py   the SSE response: holds the admission ticket, watches for disconnects, ends cleanly at shutdown
+  shutdown.py    the drain: after SIGTERM, a grace period, then running work is cut short
   metrics.py     Prometheus text for /metrics
-  app.py         the FastAPI app: routes, bearer-key and body-size guard
+  app.py         the FastAPI app: routes, bearer key, body size cap and read deadline, sequences per request
   launcher.py    blocking `run_server` for the CLI; `serve_in_background` (ephemeral port) for tests and judges
   native.py      the built-in engine as a server engine (raw prompts, KV stats, abort, constrained decoding)
   local.py       `local_openai_server(model)`: the built-in engine on an ephemeral port (LLM judge, scripts)

@@ -3,9 +3,44 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections import deque
 
 from engine.server.errors import APIError
+
+
+class Ticket:
+    """One request's claim on n slots, decided on arrival: granted at once, or a place in the queue."""
+
+    def __init__(self, admission: "Admission", n: int, future: asyncio.Future | None) -> None:
+        self.admission = admission
+        self.n = n
+        self.arrival = time.perf_counter()
+        self._future = future
+        self._released = False
+
+    @property
+    def granted(self) -> bool:
+        return self._future is None or (self._future.done() and not self._future.cancelled())
+
+    def grant(self) -> None:
+        self._future.set_result(None)  # type: ignore[union-attr]
+
+    async def wait(self) -> None:
+        """Wait for the slots in arrival order (returns at once when they were free on arrival)."""
+        if self._future is not None:
+            await asyncio.shield(self._future)  # a cancelled waiter leaves through release(), not by cancelling
+
+    def release(self) -> None:
+        """Give the slots back, or leave the queue; safe to call more than once."""
+        if self._released:
+            return
+        self._released = True
+        if self.granted:
+            self.admission.release(self.n)
+        else:
+            self._future.cancel()  # type: ignore[union-attr]
+            self.admission.leave(self)
 
 
 class Admission:
@@ -18,7 +53,7 @@ class Admission:
         self.max_waiting = max_waiting
         self.retry_after_s = retry_after_s
         self.running = 0
-        self._queue: deque[tuple[int, asyncio.Future]] = deque()
+        self._queue: deque[Ticket] = deque()
 
     @property
     def waiting(self) -> int:
@@ -28,36 +63,32 @@ class Admission:
         # A request wider than the whole limit still runs, alone, rather than waiting forever.
         return self.running + n <= self.max_running or self.running == 0
 
-    def check(self) -> None:
-        """Refuse now (before any response starts) when a new request could not even queue."""
-        if (self._queue or not self._fits(1)) and len(self._queue) >= self.max_waiting:
+    def enter(self, n: int = 1) -> Ticket:
+        """Decide now, before any response starts: slots, a place in the queue, or a 429.
+
+        Synchronous, so requests arriving together cannot all pass a check and then overfill the queue."""
+        if not self._queue and self._fits(n):
+            self.running += n
+            return Ticket(self, n, None)
+        if len(self._queue) >= self.max_waiting:
             raise APIError(429, f"the server is at capacity ({self.running} running, {len(self._queue)} waiting); "
                                 f"retry later", code="queue_full",
                            headers={"Retry-After": str(max(1, math.ceil(self.retry_after_s)))})
+        ticket = Ticket(self, n, asyncio.get_running_loop().create_future())
+        self._queue.append(ticket)
+        return ticket
 
-    async def acquire(self, n: int = 1) -> None:
-        """Wait for n slots in arrival order; a cancelled waiter leaves the queue."""
-        if not self._queue and self._fits(n):
-            self.running += n
-            return
-        self.check()
-        fut = asyncio.get_running_loop().create_future()
-        entry = (n, fut)
-        self._queue.append(entry)
-        try:
-            await fut
-        except BaseException:
-            if entry in self._queue:
-                self._queue.remove(entry)
-            elif fut.done() and not fut.cancelled():
-                self.release(n)  # granted just as we were cancelled: hand the slots on
-            raise
+    def leave(self, ticket: Ticket) -> None:
+        if ticket in self._queue:
+            self._queue.remove(ticket)
+        self._grant()  # the head of the queue may have been waiting behind the one that left
 
     def release(self, n: int = 1) -> None:
         self.running -= n
-        while self._queue and self._fits(self._queue[0][0]):
-            k, fut = self._queue.popleft()
-            if fut.done():
-                continue
-            self.running += k
-            fut.set_result(None)
+        self._grant()
+
+    def _grant(self) -> None:
+        while self._queue and self._fits(self._queue[0].n):
+            ticket = self._queue.popleft()
+            self.running += ticket.n
+            ticket.grant()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from engine.base import Engine
 from engine.server.adapter import ServingAdapter
@@ -17,9 +17,11 @@ from engine.server.admission import Admission
 from engine.server.errors import APIError, error_body, install_error_handlers
 from engine.server.generation import Runtime, collect
 from engine.server.metrics import ServerMetrics
-from engine.server.planning import check_model, plan_chat, plan_completion
+from engine.server.planning import check_model, check_width, plan_chat, plan_completion
 from engine.server.responses import engine_failure, full_response, sse_stream
 from engine.server.schemas import ChatCompletionRequest, CompletionRequest
+from engine.server.shutdown import Drain
+from engine.server.streaming import SHUTDOWN_MESSAGE, EventStreamResponse, wait_disconnect
 
 
 @dataclass
@@ -34,13 +36,17 @@ class ServerSettings:
     max_body_bytes: int = 4 * 1024 * 1024
     max_model_len: int | None = None
     aliases: tuple[str, ...] = ()
+    max_seqs_per_request: int = 256  # prompts x n: one request may not ask for more sequences than this
+    body_timeout_s: float = 30.0  # the whole request body must arrive within this (408 otherwise)
+    shutdown_grace_s: float = 5.0  # running requests may finish for this long after SIGTERM (CLI default: 30)
 
 
 class GuardMiddleware:
-    """Pure ASGI (no buffering of streamed responses): bearer-key check on /v1 and a request-body cap."""
+    """Pure ASGI (no buffering of streamed responses): bearer-key check on /v1, then the request body is read
+    here, whole, under a size cap and a deadline, and replayed to the app."""
 
-    def __init__(self, app: Any, settings: ServerSettings, metrics: ServerMetrics) -> None:
-        self.app, self.settings, self.metrics = app, settings, metrics
+    def __init__(self, app: Any, settings: ServerSettings, metrics: ServerMetrics, drain: Drain) -> None:
+        self.app, self.settings, self.metrics, self.drain = app, settings, metrics, drain
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -58,25 +64,36 @@ class GuardMiddleware:
         if length is not None and length.isdigit() and int(length) > limit:
             self.metrics.rejected(400)
             return await _send_error(send, 400, f"request body is {length} bytes; the limit is {limit}", "body")
-        if length is None and scope.get("method") in ("POST", "PUT", "PATCH"):
-            # A chunked body has no declared size: read it here, up to the cap, then replay it to the app.
-            parts, seen, more = [], 0, True
-            while more:
-                message = await receive()
-                if message["type"] != "http.request":
-                    return
-                parts.append(message.get("body", b""))
-                seen += len(parts[-1])
-                more = message.get("more_body", False)
-                if seen > limit:
-                    self.metrics.rejected(400)
-                    return await _send_error(send, 400, f"request body exceeds the limit of {limit} bytes", "body")
-            replay = [{"type": "http.request", "body": b"".join(parts), "more_body": False}]
+        if scope.get("method") not in ("POST", "PUT", "PATCH"):
+            return await self.app(scope, receive, send)
+        # A slow or stalled body must not hold a connection (or, later, a slot) forever: read it all here.
+        timeout = self.settings.body_timeout_s
+        parts, seen, more = [], 0, True
+        try:
+            async with self.drain.bounded(timeout):
+                while more:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return  # the client left while sending
+                    parts.append(message.get("body", b""))
+                    seen += len(parts[-1])
+                    more = message.get("more_body", False)
+                    if seen > limit:
+                        self.metrics.rejected(400)
+                        return await _send_error(send, 400, f"request body exceeds the limit of {limit} bytes", "body")
+        except TimeoutError:
+            # "connection: close": the rest of the body may still arrive, so this connection cannot be reused.
+            close = {"connection": "close"}
+            if self.drain.expired:
+                return await _send_error(send, 503, "the server is shutting down", "body", close)
+            self.metrics.rejected(408)
+            return await _send_error(send, 408, f"the request body did not arrive within {timeout:g} s "
+                                                f"({seen} bytes received)", "body", close)
+        replay = [{"type": "http.request", "body": b"".join(parts), "more_body": False}]
 
-            async def replay_receive() -> dict:
-                return replay.pop() if replay else await receive()
-            return await self.app(scope, replay_receive, send)
-        return await self.app(scope, receive, send)
+        async def replay_receive() -> dict:
+            return replay.pop() if replay else await receive()
+        return await self.app(scope, replay_receive, send)
 
 
 async def _send_error(send: Any, status: int, message: str, param: str | None, extra: dict | None = None) -> None:
@@ -87,25 +104,27 @@ async def _send_error(send: Any, status: int, message: str, param: str | None, e
     await send({"type": "http.response.body", "body": body})
 
 
-async def _wait_disconnect(request: Request) -> None:
-    while True:
-        message = await request.receive()
-        if message["type"] == "http.disconnect":
-            return
-
-
-async def _run_unless_disconnected(request: Request, coro: Any) -> Any:
-    """Await the work, but cancel it (and so abort the engine request) if the client goes away."""
-    work = asyncio.ensure_future(coro)
-    watcher = asyncio.ensure_future(_wait_disconnect(request))
+async def _run_unless_disconnected(request: Request, drain: Drain, coro: Any) -> Any:
+    """Await the work, but cancel it (and so abort the engine request) if the client goes away;
+    a 503 when the shutdown grace period ends first."""
+    async def bounded() -> Any:
+        async with drain.bounded():
+            return await coro
+    work = asyncio.ensure_future(bounded())
+    watcher = asyncio.ensure_future(wait_disconnect(request.receive))
     try:
         await asyncio.wait({work, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        work.cancel()  # the handler itself is being cancelled: the work must not outlive its admission slots
+        raise
     finally:
         watcher.cancel()
     if not work.done():
         work.cancel()
         await asyncio.gather(work, return_exceptions=True)
         return None
+    if isinstance(work.exception(), TimeoutError) and drain.expired:
+        raise APIError(503, SHUTDOWN_MESSAGE, code="server_shutting_down")
     return work.result()
 
 
@@ -118,6 +137,7 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
     admission = Admission(max_running, settings.max_waiting, settings.retry_after_s)
     served = {settings.served_model_name, *settings.aliases}
     rt = Runtime(adapter, admission, metrics, served)
+    drain = Drain()
     created = int(time.time())
 
     async def lifespan(_: FastAPI):
@@ -127,15 +147,22 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
 
     app = FastAPI(title="harness OpenAI-compatible server", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.runtime = rt
+    app.state.drain = drain  # the launcher begins it when uvicorn starts shutting down
+    app.state.settings = settings
     install_error_handlers(app, on_reject=metrics.rejected)
-    app.add_middleware(GuardMiddleware, settings=settings, metrics=metrics)
+    app.add_middleware(GuardMiddleware, settings=settings, metrics=metrics, drain=drain)
 
     async def _serve(request: Request, plan: Any) -> Response:
-        admission.check()
+        if drain.draining:
+            raise APIError(503, "the server is shutting down", code="server_shutting_down")
+        ticket = admission.enter(len(plan.choices))  # slots or a queue place now, or a 429: before any byte is sent
         if plan.stream:
-            return StreamingResponse(sse_stream(rt, plan), media_type="text/event-stream",
-                                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-        completions = await _run_unless_disconnected(request, collect(rt, plan))
+            return EventStreamResponse(sse_stream(rt, plan, ticket), ticket, drain,
+                                       headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        try:
+            completions = await _run_unless_disconnected(request, drain, collect(rt, plan, ticket))
+        finally:
+            ticket.release()
         if completions is None:
             return Response(status_code=499)  # nobody is listening; the status is for logs only
         failure = engine_failure(completions)
@@ -145,6 +172,7 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
 
     async def _plan(planner: Any, body: Any) -> Any:
         check_model(body.model, served)
+        check_width(body, settings.max_seqs_per_request)
         if body.response_format is not None and body.response_format.type != "text":
             # Compiling a grammar (and importing xgrammar the first time) takes milliseconds to seconds:
             # off the event loop, so other streams keep flowing.

@@ -8,7 +8,7 @@ from typing import Any, AsyncIterator
 
 from engine.base import ChatRequest, Completion
 from engine.server.adapter import ServingAdapter
-from engine.server.admission import Admission
+from engine.server.admission import Admission, Ticket
 from engine.server.metrics import ServerMetrics
 from engine.server.planning import Choice, Plan
 
@@ -73,11 +73,15 @@ def _record_finish(rt: Runtime, done: Completion, arrival: float, first: float |
         rt.metrics.tpot.observe((now - first) / (n - 1))
 
 
-async def plan_events(rt: Runtime, plan: Plan) -> AsyncIterator[ChoiceEvent]:
-    """All choices' events, interleaved as they come; holds the plan's admission slots throughout."""
-    arrival = time.perf_counter()
+async def plan_events(rt: Runtime, plan: Plan, ticket: Ticket) -> AsyncIterator[ChoiceEvent]:
+    """All choices' events, interleaved as they come; waits for the ticket's slots and gives them back at the end."""
+    arrival = ticket.arrival
     n = len(plan.choices)
-    await rt.admission.acquire(n)
+    try:
+        await ticket.wait()
+    except BaseException:
+        ticket.release()
+        raise
     rt.metrics.queue.observe(time.perf_counter() - arrival)
     if plan.prompt_tokens:
         rt.metrics.prompt_tokens += plan.prompt_tokens
@@ -112,14 +116,14 @@ async def plan_events(rt: Runtime, plan: Plan) -> AsyncIterator[ChoiceEvent]:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
     finally:
-        rt.admission.release(n)
+        ticket.release()
 
 
-async def collect(rt: Runtime, plan: Plan) -> list[Completion]:
+async def collect(rt: Runtime, plan: Plan, ticket: Ticket) -> list[Completion]:
     """Run to the end and return each choice's Completion in index order."""
     results: dict[int, Completion] = {}
     texts: dict[int, list[str]] = {c.index: [] for c in plan.choices}
-    async for ev in plan_events(rt, plan):
+    async for ev in plan_events(rt, plan, ticket):
         texts[ev.index].append(ev.text)
         if ev.final is not None:
             results[ev.index] = ev.final

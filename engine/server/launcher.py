@@ -5,7 +5,7 @@ import contextlib
 import socket
 import threading
 import time
-from typing import Callable, Iterator, Union
+from typing import Any, Callable, Iterator, Union
 
 import uvicorn
 
@@ -27,11 +27,38 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _config(app, log_level: str) -> uvicorn.Config:
+# After the grace period, open requests end themselves within milliseconds; uvicorn cancels (and logs)
+# only what is still running this much later.
+_SHUTDOWN_BACKSTOP_S = 5.0
+
+
+class _GracefulServer(uvicorn.Server):
+    """uvicorn's server, plus: shutdown begins the app's drain, and a requested shutdown exits with status 0."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.drain = config.app.state.drain
+        self.grace_s = config.app.state.settings.shutdown_grace_s
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # uvicorn stops accepting and waits for open connections; the drain ends them after the grace period.
+        self.drain.begin(self.grace_s)
+        await super().shutdown(sockets)
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        super().handle_exit(sig, frame)
+        # uvicorn re-raises a caught SIGTERM/SIGINT after shutting down, so the process dies by the signal;
+        # the shutdown went as asked, so exit normally instead.
+        getattr(self, "_captured_signals", []).clear()
+
+
+def _server(app: Any, log_level: str, http: str = "auto") -> _GracefulServer:
     # "auto" takes httptools and uvloop when installed (less CPU per streamed token), else h11 and
     # asyncio. Access logs cost CPU on every request, so they are off.
-    return uvicorn.Config(app, log_level=log_level, access_log=False, http="auto", loop="auto", lifespan="on",
-                          timeout_keep_alive=30, timeout_graceful_shutdown=5)
+    grace = app.state.settings.shutdown_grace_s
+    return _GracefulServer(uvicorn.Config(app, log_level=log_level, access_log=False, http=http, loop="auto",
+                                          lifespan="on", timeout_keep_alive=30,
+                                          timeout_graceful_shutdown=grace + _SHUTDOWN_BACKSTOP_S))
 
 
 def run_server(engine: Engine, settings: ServerSettings, host: str = "127.0.0.1", port: int = 8000,
@@ -43,21 +70,20 @@ def run_server(engine: Engine, settings: ServerSettings, host: str = "127.0.0.1"
     if on_listen is not None:
         bound_host, bound_port = sock.getsockname()[:2]
         on_listen(f"http://{f'[{bound_host}]' if ':' in bound_host else bound_host}:{bound_port}/v1")
-    server = uvicorn.Server(_config(create_app(engine, settings, close_engine=True), log_level))
-    server.run(sockets=[sock])
+    _server(create_app(engine, settings, close_engine=True), log_level).run(sockets=[sock])
 
 
 class BackgroundServer:
     """A running server in a daemon thread; `base_url` ends in /v1, as OpenAI clients expect."""
 
     def __init__(self, engine: Engine, settings: ServerSettings, host: str = "127.0.0.1", port: int = 0,
-                 close_engine: bool = True, log_level: str = "warning") -> None:
+                 close_engine: bool = True, log_level: str = "warning", http: str = "auto") -> None:
         self.engine = engine
         self.settings = settings
         self._sock = _bind(host, port)
         self.host, self.port = self._sock.getsockname()[:2]
         self.app = create_app(engine, settings, close_engine=close_engine)
-        self._server = uvicorn.Server(_config(self.app, log_level))
+        self._server = _server(self.app, log_level, http)
         self._thread = threading.Thread(target=self._run, name=f"server-{self.port}", daemon=True)
         self._error: BaseException | None = None
 
@@ -87,9 +113,10 @@ class BackgroundServer:
             time.sleep(0.01)
         return self
 
-    def stop(self, timeout_s: float = 30.0) -> None:
+    def stop(self, timeout_s: float | None = None) -> None:
+        """Shut down as on SIGTERM (open requests get the grace period); wait for the thread."""
         self._server.should_exit = True
-        self._thread.join(timeout_s)
+        self._thread.join(timeout_s if timeout_s is not None else self.settings.shutdown_grace_s + 30)
         self._sock.close()
 
 

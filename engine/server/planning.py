@@ -119,6 +119,17 @@ def check_model(name: str, served: set[str]) -> None:
                        param="model", code="model_not_found")
 
 
+def check_width(body: Union[ChatCompletionRequest, CompletionRequest], limit: int) -> None:
+    """Bound the sequences one request asks for (prompts x n) before any prompt is tokenized."""
+    prompts = len(body.prompts()) if isinstance(body, CompletionRequest) else 1
+    width = prompts * body.n
+    if width > limit:
+        asked = f"{prompts} prompts x n={body.n}" if prompts > 1 else f"n={body.n}"
+        raise APIError(400, f"this request asks for {width} sequences ({asked}); this server allows at most {limit} "
+                            f"per request (--max-seqs-per-request)", param="prompt" if prompts > 1 else "n",
+                       code="too_many_sequences")
+
+
 def plan_chat(body: ChatCompletionRequest, adapter: ServingAdapter, served_name: str) -> Plan:
     messages = _messages(body, adapter)
     constraint = _constraint(body.response_format, adapter, body.ignore_eos)

@@ -1,14 +1,15 @@
 """OpenAI response bodies and SSE chunks for chat and text completions."""
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, AsyncIterator
 
 from engine.base import Completion
 from engine.server.errors import error_body
+from engine.server.admission import Ticket
 from engine.server.generation import Runtime, plan_events
 from engine.server.planning import Plan
+from engine.server.streaming import SSE_DONE, sse_event
 
 
 def usage(plan: Plan, completions: list[Completion]) -> dict[str, int]:
@@ -68,11 +69,7 @@ def full_response(rt: Runtime, plan: Plan, completions: list[Completion]) -> dic
             "usage": usage(plan, completions)}
 
 
-def _sse(obj: Any) -> bytes:
-    return b"data: " + json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
-
-
-async def sse_stream(rt: Runtime, plan: Plan) -> AsyncIterator[bytes]:
+async def sse_stream(rt: Runtime, plan: Plan, ticket: Ticket) -> AsyncIterator[bytes]:
     """chat.completion.chunk / text_completion chunks, then usage (when asked) and [DONE]."""
     created = int(time.time())
     chat = plan.kind == "chat"
@@ -96,16 +93,16 @@ async def sse_stream(rt: Runtime, plan: Plan) -> AsyncIterator[bytes]:
             choice = {"index": index, "text": text or "", "logprobs": logprobs, "finish_reason": finish}
         if running_usage:
             out, prompt = emitted[index], plan.prompt_tokens or 0
-            return _sse({**head, "choices": [choice], "usage": {
+            return sse_event({**head, "choices": [choice], "usage": {
                 "prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out}})
-        return _sse({**head, "choices": [choice], **usage_field})
+        return sse_event({**head, "choices": [choice], **usage_field})
 
     finals: dict[int, Completion] = {}
     try:
         if chat:
             for c in plan.choices:
                 yield chunk(c.index, "", role=True)
-        async for ev in plan_events(rt, plan):
+        async for ev in plan_events(rt, plan, ticket):
             emitted[ev.index] += ev.token_count
             if ev.text:
                 yield chunk(ev.index, ev.text)
@@ -113,17 +110,17 @@ async def sse_stream(rt: Runtime, plan: Plan) -> AsyncIterator[bytes]:
                 done = ev.final
                 finals[ev.index] = done
                 if done.finish_reason == "error":
-                    yield _sse(error_body(500, done.error or "the engine failed to generate"))
+                    yield sse_event(error_body(500, done.error or "the engine failed to generate"))
                 lp = None
                 if plan.logprobs:
                     lp = chat_logprobs(rt, done) if chat else text_logprobs(rt, done)
                 yield chunk(ev.index, None if chat else "", finish=done.finish_reason, logprobs=lp)
     except Exception as exc:  # noqa: BLE001 - a stream already started can only report in-band
         status = getattr(exc, "status", 500)
-        yield _sse(error_body(status, getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"))
-        yield b"data: [DONE]\n\n"
+        yield sse_event(error_body(status, getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"))
+        yield SSE_DONE
         return
     if plan.include_usage:
         ordered = [finals[c.index] for c in plan.choices if c.index in finals]
-        yield _sse({**head, "choices": [], "usage": usage(plan, ordered)})
-    yield b"data: [DONE]\n\n"
+        yield sse_event({**head, "choices": [], "usage": usage(plan, ordered)})
+    yield SSE_DONE

@@ -11,7 +11,8 @@ MAX_STOP = 16
 
 class _Body(BaseModel):
     # Unknown fields are ignored, as OpenAI-compatible servers do, so newer clients keep working.
-    model_config = ConfigDict(extra="ignore")
+    # Python's JSON reader accepts NaN and Infinity (and reads 1e999 as inf): every float must be finite.
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
 
 
 class TextPart(_Body):

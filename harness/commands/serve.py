@@ -30,6 +30,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-waiting", type=int, default=512, help="bounded waiting queue; beyond it requests get 429")
     p.add_argument("--max-running", type=int, help="requests inside the engine at once (default: --max-num-seqs)")
     p.add_argument("--max-body-mb", type=float, default=4.0, help="largest request body accepted")
+    p.add_argument("--max-seqs-per-request", type=int, default=256,
+                   help="most sequences one request may ask for, prompts x n (default 256; beyond it: 400)")
+    p.add_argument("--body-timeout-s", type=float, default=30.0,
+                   help="the whole request body must arrive within this many seconds (default 30; else 408)")
+    p.add_argument("--shutdown-grace-s", type=float, default=30.0,
+                   help="on SIGTERM, running requests may finish for this long, then open streams end with an "
+                        "error event (default 30)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument("--device", help="cpu|cuda|npu (default: detected)")
     p.add_argument("--dtype", help="bfloat16|float32|float16")
@@ -80,10 +87,16 @@ def run(args: argparse.Namespace) -> int:
               f"engine; pass --api-key-env VAR", file=sys.stderr)
     if args.max_waiting < 0 or (args.max_running is not None and args.max_running < 1):
         raise ValueError("--max-waiting must be >= 0 and --max-running >= 1")
+    if args.max_seqs_per_request < 1:
+        raise ValueError(f"--max-seqs-per-request must be >= 1, got {args.max_seqs_per_request}")
+    if not args.body_timeout_s > 0 or not args.shutdown_grace_s >= 0:
+        raise ValueError("--body-timeout-s must be > 0 and --shutdown-grace-s >= 0")
     engine = ServingNativeEngine.from_options(engine_options(args))
     served = args.served_model_name or args.model
     settings = ServerSettings(served_model_name=served, api_key=api_key, max_running=args.max_running,
-                              max_waiting=args.max_waiting, max_body_bytes=int(args.max_body_mb * 1024 * 1024))
+                              max_waiting=args.max_waiting, max_body_bytes=int(args.max_body_mb * 1024 * 1024),
+                              max_seqs_per_request=args.max_seqs_per_request, body_timeout_s=args.body_timeout_s,
+                              shutdown_grace_s=args.shutdown_grace_s)
     d = engine.describe()
 
     def announce(url: str) -> None:
