@@ -11,6 +11,7 @@ VERBS: dict[str, str] = {
     "grade": "harness.commands.grade",
     "summary": "harness.commands.summary",
     "compare": "harness.commands.compare",
+    "report": "harness.commands.report",
     "sweep": "harness.commands.sweep",
     "serve": "harness.commands.serve",
     "models": "harness.commands.models",
