@@ -14,8 +14,9 @@ from harness.records import GenerationRecord, GradeRecord
 from harness.report.collect import RunData
 
 PAGE_SIZE = 200
-# one letter per judge verdict in the index: right, wrong, no answer, truncated, generation/judge error, missing
-STATUS_CODE = {"no_answer": "N", "truncated": "T", "generation_error": "G", "judge_error": "J"}
+# one letter per judge verdict in the index: R right, W wrong, N no answer, T truncated, A ambiguous,
+# G generation error, J judge error, - missing
+STATUS_CODE = {"no_answer": "N", "truncated": "T", "ambiguous": "A", "generation_error": "G", "judge_error": "J"}
 FINISH_CODE = {"stop": "s", "length": "l", "error": "e"}
 IMAGE_PLACEHOLDER = "[image: {kb} KB data URI, not shown]"
 

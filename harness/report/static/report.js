@@ -25,7 +25,7 @@ var HR = (function () {
     return waiting[key];
   }
 
-  function decided(c) { return c === "R" || c === "W" || c === "N" || c === "T"; }
+  function decided(c) { return "RWNTA".indexOf(c) >= 0; }
 
   var TESTS = {
     wrong: function (r) { return r[2].indexOf("W") >= 0; },
