@@ -10,7 +10,7 @@ python -m harness generate --task aime --samples "${SAMPLES:-2}" --max-tokens "$
 python -m harness grade "$OUT" --judge rules
 python -m harness summary "$OUT"
 echo
-echo "demo finished in $((SECONDS - START)) s (about 3 to 4 minutes on a 2-core CPU once .venv exists)."
+echo "demo finished in $((SECONDS - START)) s."
 echo "expected: Pass@1 near 0%. SmolLM2-135M is far too small for competition math: measured 0 of 16 samples"
 echo "right on 2026-12-03 (most responses never commit to a final answer). The demo shows the pipeline, not a model."
 echo "next: python -m harness report $OUT -o report/   (then open report/index.html)"
