@@ -37,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-retry-base-delay", type=float, help="LLM judge: seconds; backoff doubles per retry")
     p.add_argument("--judge-timeout", type=float, help="LLM judge: seconds per request attempt")
     p.add_argument("--judge-no-cache", action="store_true", help="LLM judge: ignore cached verdicts")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: shown on stderr)")
 
 
 def judge_options(args: argparse.Namespace) -> dict:
