@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 HELP = "write a static HTML report (overview, per-category and per-item tables, sample viewer, HLE, sweeps)"
@@ -20,10 +19,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from harness.report.build import build_report  # jinja2 and the sweep plotter load only for this verb
+    from harness.report.text import warn_skipped
 
     out = Path(args.out)
     result = build_report(args.paths, out)
     for message in result["skipped"]:
-        print(f"warning: skipped {message}", file=sys.stderr)
+        warn_skipped(message)
     print(f"wrote {out / 'index.html'}: {result['runs']} runs ({result['samples']:,} samples), {result['sweeps']} sweeps")
     return 0

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from harness.errors import RunDirError
-from harness.report.text import format_table, summary_records, summary_rows
+from harness.report.text import format_table, summary_records, summary_rows, warn_skipped
 
 HELP = "print a table of every run and judge; Pass@1 is marked NOT VALID where coverage is incomplete"
 EXAMPLES = """\
@@ -22,20 +21,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print rows as JSON numbers (fractions, not percent)")
 
 
-def _warn(message: str) -> None:
-    print(f"warning: skipped {message}", file=sys.stderr)
-
-
 def run(args: argparse.Namespace) -> int:
     if args.json:
         records, skipped = summary_records(args.run_dirs, args.by)
         for message in skipped:
-            _warn(message)
+            warn_skipped(message)
         if not records and skipped:
             raise RunDirError("no run directory among the arguments")
         print(json.dumps(records, indent=2))
         return 0
-    rows = summary_rows(args.run_dirs, args.by, warn=_warn)
+    rows = summary_rows(args.run_dirs, args.by)
     if not rows:
         raise RunDirError("no run directory among the arguments")
     columns = ["run", "task", "model", "engine", "samples", "judge"] + (["category", "items"] if args.by else []) \

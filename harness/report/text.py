@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from harness.errors import RunDirError
 from harness.rundir import RunDir
@@ -75,11 +75,16 @@ def summary_records(run_dirs: list[str], by: str | None = None) -> tuple[list[di
     return rows, skipped
 
 
-def summary_rows(run_dirs: list[str], by: str | None = None, warn=None) -> list[dict[str, Any]]:
+def warn_skipped(message: str) -> None:
+    print(f"warning: skipped {message}", file=sys.stderr)
+
+
+def summary_rows(run_dirs: list[str], by: str | None = None,
+                 warn: Callable[[str], None] = warn_skipped) -> list[dict[str, Any]]:
     """Rows of display strings for the summary table; a non-run argument is skipped with a warning."""
     records, skipped = summary_records(run_dirs, by)
     for message in skipped:
-        (warn or (lambda m: print(f"warning: skipped {m}", file=sys.stderr)))(message)
+        warn(message)
     rows = []
     for r in records:
         shown = {k: r[k] for k in ("run", "task", "model", "engine", "category", "items") if k in r}
