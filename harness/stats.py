@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import random
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Sequence
+
+import numpy as np
 
 Z_975 = NormalDist().inv_cdf(0.975)  # two-sided alpha 0.05
 Z_80 = NormalDist().inv_cdf(0.80)  # 80% power
@@ -49,12 +50,16 @@ def _sample_var(xs: Sequence[float]) -> float:
 
 def bootstrap_ci(d: Sequence[float], seed: int = 0, resamples: int = 10_000, level: float = 0.95) -> tuple[float, float]:
     """Percentile interval of the mean of d over item resamples (items drawn with replacement, seeded)."""
-    rng = random.Random(seed)
-    n = len(d)
-    means = sorted(sum(rng.choices(d, k=n)) / n for _ in range(resamples))
+    rng = np.random.default_rng(seed)
+    values = np.asarray(d, dtype=float)
+    n = len(values)
+    chunk = max(1, 2_000_000 // n)  # bounded memory: 10,000 resamples of 50,000 items would be 4 GB at once
+    means = np.concatenate([values[rng.integers(0, n, size=(min(chunk, resamples - done), n))].mean(axis=1)
+                            for done in range(0, resamples, chunk)])
+    means.sort()
     lo_i = int(math.floor((1 - level) / 2 * (resamples - 1)))
     hi_i = int(math.ceil((1 + level) / 2 * (resamples - 1)))
-    return means[lo_i], means[hi_i]
+    return float(means[lo_i]), float(means[hi_i])
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
@@ -69,16 +74,20 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
 
 def sign_flip_test(d: Sequence[float], seed: int = 0, draws: int = 20_000) -> tuple[float, str]:
     """Paired permutation test of mean(d) = 0: flip each item's sign; returns (p, 'exact' or 'monte carlo')."""
-    nonzero = [x for x in d if x != 0]  # a zero difference is the same under either sign
-    if not nonzero:
+    nonzero = np.asarray([x for x in d if x != 0], dtype=float)  # a zero difference is the same either way
+    m = len(nonzero)
+    if m == 0:
         return 1.0, "exact"
-    observed = abs(sum(nonzero)) - 1e-12  # tolerance: sums of floats in another order
-    if len(nonzero) <= EXACT_SIGN_FLIP_MAX_ITEMS:
-        hits = sum(abs(sum(s * x for s, x in zip(signs, nonzero))) >= observed
-                   for signs in itertools.product((1, -1), repeat=len(nonzero)))
-        return hits / 2 ** len(nonzero), "exact"
-    rng = random.Random(seed)
-    hits = sum(abs(sum(x if rng.random() < 0.5 else -x for x in nonzero)) >= observed for _ in range(draws))
+    observed = abs(nonzero.sum()) - 1e-9  # tolerance: the same sums of floats taken in another order
+    if m <= EXACT_SIGN_FLIP_MAX_ITEMS:
+        signs = np.array(list(itertools.product((1.0, -1.0), repeat=m)))
+        return float(np.mean(np.abs(signs @ nonzero) >= observed)), "exact"
+    rng = np.random.default_rng(seed)
+    chunk = max(1, 2_000_000 // m)
+    total = nonzero.sum()
+    # sum of signed d = 2 * (sum of the d kept positive) - sum of d: one random bit per item and draw
+    hits = sum(int(np.sum(np.abs(2 * ((rng.random((min(chunk, draws - done), m)) < 0.5) @ nonzero) - total) >= observed))
+               for done in range(0, draws, chunk))
     return (hits + 1) / (draws + 1), "monte carlo"
 
 
