@@ -16,6 +16,7 @@ from harness.report.svg import pareto_chart, reliability_diagram
 from harness.report.text import format_pct
 
 HERE = Path(__file__).parent
+PAIRED_MAX_ROWS = 30  # baseline-vs-other comparisons shown per report
 HEATMAP_MAX_ITEMS = 400  # beyond this the table gets slow to scan; the widest disagreements are shown first
 JUDGED = ("graded", "no_answer", "truncated")
 
@@ -70,6 +71,20 @@ def _task_tables(runs: list[RunData]) -> list[dict[str, Any]]:
         tables.append({"task": task, "columns": [c["label"] for c in columns], "categories": cat_rows,
                        "items": shown, "items_total": len(item_rows)})
     return tables
+
+
+def _paired_rows(runs: list[RunData]) -> list[dict[str, Any]]:
+    """Per task, the first run as baseline A against each later run B, for every judge both have."""
+    from harness.paired import compare_runs
+
+    rows = []
+    for task in dict.fromkeys(r.spec.task for r in runs):
+        baseline, *others = [r for r in runs if r.spec.task == task]
+        for other in others:
+            for judge in (j for j in baseline.summaries if j in other.summaries):
+                if len(rows) < PAIRED_MAX_ROWS:
+                    rows.append(compare_runs(baseline.path, other.path, judge))
+    return rows
 
 
 def _reliability_bins(grades) -> list[dict[str, Any]]:
@@ -148,7 +163,7 @@ def build_report(paths: list[str], out: Path) -> dict[str, Any]:
     sweep_sections, overlays = _sweep_sections(sweeps)
     html = _env().get_template("report.html.jinja").render(
         generated_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), inputs=paths, skipped=skipped,
-        overview=_overview_rows(runs), tasks=_task_tables(runs), hle=_hle_sections(runs), sweeps=sweep_sections,
+        overview=_overview_rows(runs), paired=_paired_rows(runs), tasks=_task_tables(runs), hle=_hle_sections(runs), sweeps=sweep_sections,
         overlays=overlays, runs=runs, viewers=viewers, heatmap_max=HEATMAP_MAX_ITEMS,
     )
     (out / "index.html").write_text(html, encoding="utf-8")

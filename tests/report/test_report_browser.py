@@ -180,3 +180,15 @@ def test_fifty_thousand_samples_stay_interactive(browser, built, tmp_path):
     wait_for(lambda: js(browser, "return document.querySelectorAll('#hr-list tbody tr').length") == 10, what="filter")
     open_first_row(browser)
     assert js(browser, "return document.getElementById('hr-detail').dataset.item") == "q04999"
+
+
+def test_paired_comparison_matches_compare(browser, built):
+    from harness.paired import compare_runs
+
+    paths, index = built
+    open_report(browser, index)
+    rows = js(browser, """return Array.from(document.querySelectorAll('#paired-table tbody tr'))
+        .map(tr => Array.from(tr.children).map(td => td.textContent.trim()))""")
+    expected = compare_runs(paths["a"], paths["b"], "rules-v1")
+    assert len(rows) == 1 and rows[0][:3] == [str(paths["a"]), str(paths["b"]), "rules-v1"]
+    assert rows[0][6] == f"{100 * expected['difference']['diff']:+.1f} pts" and rows[0][-1] == expected["verdict"]
