@@ -4,6 +4,7 @@ import json
 import pytest
 
 from harness.cli import main
+from harness.rundir import RunDir
 from harness.stats import mcnemar_exact
 from tasks import get_task
 from tests.judges_llm.runs import make_run
@@ -33,7 +34,7 @@ def test_one_sample_per_item_uses_exact_mcnemar(tmp_path, capsys):
     capsys.readouterr()
     assert main(["compare", str(a), str(b), "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
-    assert r["judge"] == "rules-v1" and r["items"] == 8
+    assert r["judge"] == RunDir(a).list_judges()[0] and r["items"] == 8
     assert r["test"]["name"] == "McNemar exact" and (r["test"]["a_only"], r["test"]["b_only"]) == (0, 4)
     assert r["test"]["p_value"] == pytest.approx(mcnemar_exact(0, 4)) == pytest.approx(2 / 16)
     assert r["difference"]["diff"] == pytest.approx(4 / 8)

@@ -189,6 +189,7 @@ def test_paired_comparison_matches_compare(browser, built):
     open_report(browser, index)
     rows = js(browser, """return Array.from(document.querySelectorAll('#paired-table tbody tr'))
         .map(tr => Array.from(tr.children).map(td => td.textContent.trim()))""")
-    expected = compare_runs(paths["a"], paths["b"], "rules-v1")
-    assert len(rows) == 1 and rows[0][:3] == [str(paths["a"]), str(paths["b"]), "rules-v1"]
+    [rules] = RunDir(paths["b"]).list_judges()  # the judge both AIME runs share
+    expected = compare_runs(paths["a"], paths["b"], rules)
+    assert len(rows) == 1 and rows[0][:3] == [str(paths["a"]), str(paths["b"]), rules]
     assert rows[0][6] == f"{100 * expected['difference']['diff']:+.1f} pts" and rows[0][-1] == expected["verdict"]
