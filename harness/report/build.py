@@ -17,7 +17,9 @@ from harness.report.text import format_pct
 
 HERE = Path(__file__).parent
 PAIRED_MAX_ROWS = 30  # baseline-vs-other comparisons shown per report
-HEATMAP_MAX_ITEMS = 400  # beyond this the table gets slow to scan; the widest disagreements are shown first
+HEATMAP_MAX_ITEMS = 400
+COUNT_ORDER = ("graded", "no_answer", "truncated", "generation_error", "judge_error", "missing")
+NOT_STATUS_COUNTS = ("expected", "generated")  # beyond this the table gets slow to scan; the widest disagreements are shown first
 JUDGED = ("graded", "no_answer", "truncated")
 
 
@@ -44,6 +46,7 @@ def _overview_rows(runs: list[RunData]) -> list[dict[str, Any]]:
             rows.append({**base, "judge": s["judge"]["id"], "judge_dir": judge, "pass1": s.get("pass@1"),
                          "ci95": None if se is None else 1.96 * se, "pass_k": s.get("pass@k") or {},
                          "counts": s["counts"], "valid": bool(s.get("coverage_complete")),
+                         "count_keys": [*COUNT_ORDER, *(k for k in s["counts"] if k not in COUNT_ORDER + NOT_STATUS_COUNTS)],
                          "date": s.get("graded_at") or spec.created_at})
     return rows
 
