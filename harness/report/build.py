@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import jinja2
 
+from harness.errors import RunDirError
 from harness.report.collect import RunData, SweepData, load_all
 from harness.report.samples import js_json, write_samples
 from harness.report.svg import pareto_chart, reliability_diagram
@@ -17,10 +19,10 @@ from harness.report.text import format_pct
 
 HERE = Path(__file__).parent
 PAIRED_MAX_ROWS = 30  # baseline-vs-other comparisons shown per report
-HEATMAP_MAX_ITEMS = 400
+HEATMAP_MAX_ITEMS = 400  # beyond this the table gets slow to scan; the widest disagreements are shown first
 COUNT_ORDER = ("graded", "no_answer", "truncated", "generation_error", "judge_error", "missing")
-NOT_STATUS_COUNTS = ("expected", "generated")  # beyond this the table gets slow to scan; the widest disagreements are shown first
-JUDGED = ("graded", "no_answer", "truncated")
+NOT_STATUS_COUNTS = ("expected", "generated")
+JUDGED = ("graded", "no_answer", "truncated", "ambiguous")  # statuses where the judge read the response
 
 
 def _env() -> jinja2.Environment:
@@ -41,9 +43,9 @@ def _overview_rows(runs: list[RunData]) -> list[dict[str, Any]]:
                 "date": spec.created_at}
         if not run.summaries:
             rows.append({**base, "judge": None, "valid": False})
-        for judge, s in run.summaries.items():
+        for s in run.summaries.values():
             se = s.get("pass@1_stderr")
-            rows.append({**base, "judge": s["judge"]["id"], "judge_dir": judge, "pass1": s.get("pass@1"),
+            rows.append({**base, "judge": s["judge"]["id"], "pass1": s.get("pass@1"),
                          "ci95": None if se is None else 1.96 * se, "pass_k": s.get("pass@k") or {},
                          "counts": s["counts"], "valid": bool(s.get("coverage_complete")),
                          "count_keys": [*COUNT_ORDER, *(k for k in s["counts"] if k not in COUNT_ORDER + NOT_STATUS_COUNTS)],
@@ -85,8 +87,12 @@ def _paired_rows(runs: list[RunData]) -> list[dict[str, Any]]:
         baseline, *others = [r for r in runs if r.spec.task == task]
         for other in others:
             for judge in (j for j in baseline.summaries if j in other.summaries):
-                if len(rows) < PAIRED_MAX_ROWS:
+                if len(rows) >= PAIRED_MAX_ROWS:
+                    return rows
+                try:
                     rows.append(compare_runs(baseline.path, other.path, judge))
+                except RunDirError as exc:  # e.g. no item in common: the rest of the report still stands
+                    print(f"warning: no paired comparison: {exc}", file=sys.stderr)
     return rows
 
 
@@ -166,8 +172,8 @@ def build_report(paths: list[str], out: Path) -> dict[str, Any]:
     sweep_sections, overlays = _sweep_sections(sweeps)
     html = _env().get_template("report.html.jinja").render(
         generated_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), inputs=paths, skipped=skipped,
-        overview=_overview_rows(runs), paired=_paired_rows(runs), tasks=_task_tables(runs), hle=_hle_sections(runs), sweeps=sweep_sections,
-        overlays=overlays, runs=runs, viewers=viewers, heatmap_max=HEATMAP_MAX_ITEMS,
+        overview=_overview_rows(runs), paired=_paired_rows(runs), tasks=_task_tables(runs), hle=_hle_sections(runs),
+        sweeps=sweep_sections, overlays=overlays, runs=runs, viewers=viewers,
     )
     (out / "index.html").write_text(html, encoding="utf-8")
     for name in ("report.js", "report.css"):
