@@ -11,6 +11,7 @@ VERBS: dict[str, str] = {
     "grade": "harness.commands.grade",
     "summary": "harness.commands.summary",
     "compare": "harness.commands.compare",
+    "report": "harness.commands.report",
     "sweep": "harness.commands.sweep",
     "serve": "harness.commands.serve",
     "models": "harness.commands.models",
@@ -29,6 +30,18 @@ def _available_verbs() -> dict[str, object]:
     return modules
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Examples kept as written; a flag whose help does not name its default gets '(default: X)' appended."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text, default = action.help or "", action.default
+        # identity checks: 0 and 0.0 equal False but are defaults worth showing
+        unset = default is None or default is False or default is argparse.SUPPRESS or default == []
+        if not action.option_strings or "default" in text or unset:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m harness",
@@ -41,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
             help=module.HELP,
             description=module.HELP,
             epilog="examples:\n" + module.EXAMPLES,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=HelpFormatter,
         )
         module.add_arguments(p)
         p.set_defaults(_run=module.run)

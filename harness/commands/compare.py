@@ -1,4 +1,4 @@
-"""`compare`: put a run's judges side by side: agreement per pair and the samples they disagree on."""
+"""`compare`: two runs item by item (paired statistics), or one run's judges side by side (agreement, kappa)."""
 from __future__ import annotations
 
 import argparse
@@ -8,11 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import RunDirError
+from harness.paired import compare_runs, format_comparison
 from harness.records import GradeRecord
 from harness.rundir import RunDir
+from harness.stats import cohen_kappa
 
-HELP = "compare the judges that graded a run: agreement rate per pair and every disagreement"
+HELP = ("compare two runs of one task (paired difference, bootstrap CI, McNemar or sign-flip test), "
+        "or the judges of one run (agreement, Cohen's kappa, every disagreement)")
 EXAMPLES = """\
+  python -m harness compare runs/aime-A runs/aime-B           # is B really better than A?
+  python -m harness compare runs/aime-A runs/aime-B --judge rules-v1 --json
   python -m harness compare runs/aime-demo
   python -m harness compare runs/hle-M --judges rules-v1 llm-gpt-4o-1a2b3c4d --show 50
   python -m harness compare runs/gpqa-M --json > judges.json
@@ -23,8 +28,11 @@ VERDICT_STATUSES = ("graded", "no_answer", "ambiguous", "truncated")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run_dir", help="a run directory graded by two or more judges")
-    p.add_argument("--judges", nargs="+", help="judge ids to compare (default: every judge of the run)")
+    p.add_argument("run_dirs", nargs="+", metavar="RUN",
+                   help="two run directories of one task (paired comparison), or one run graded by two or more judges")
+    p.add_argument("--judges", nargs="+", help="one run: judge ids to compare (default: every judge of the run)")
+    p.add_argument("--judge", help="two runs: the judge whose grades are compared (default: the one both runs share)")
+    p.add_argument("--seed", type=int, default=0, help="two runs: seed of the bootstrap and permutation draws (default: %(default)s)")
     p.add_argument("--show", type=int, default=20, help="disagreements listed per pair in the table (default 20)")
     p.add_argument("--json", action="store_true", help="print everything as JSON, every disagreement included")
 
@@ -53,6 +61,7 @@ def compare_pair(a_id: str, a: list[GradeRecord], b_id: str, b: list[GradeRecord
         "both_decided": len(both),
         "agree": agree,
         "agreement": agree / len(both) if both else None,
+        "kappa": cohen_kappa([bool(a_by[k].correct) for k in both], [bool(b_by[k].correct) for k in both]),
         "only_decided_by": {a_id: sum(1 for k, g in a_by.items() if _decided(g) and k not in shared),
                             b_id: sum(1 for k, g in b_by.items() if _decided(g) and k not in shared)},
         "correct_rate_on_shared": {a_id: sum(a_by[k].correct for k in both) / len(both) if both else None,
@@ -94,10 +103,11 @@ def format_report(report: dict[str, Any], show: int) -> str:
     for pair in report["pairs"]:
         a, b = pair["judges"]
         rate = "-" if pair["agreement"] is None else f"{100 * pair['agreement']:.1f}%"
+        kappa = "n/a" if pair["kappa"] is None else f"{pair['kappa']:.2f}"
         lines += ["", f"{a}  vs  {b}",
                   f"  agreement {rate} ({pair['agree']} of {pair['both_decided']} samples both decided; "
                   f"{len(pair['disagreements'])} disagree; decided by one only: "
-                  f"{pair['only_decided_by'][a]} / {pair['only_decided_by'][b]})"]
+                  f"{pair['only_decided_by'][a]} / {pair['only_decided_by'][b]}); Cohen's kappa {kappa}"]
         if not pair["disagreements"]:
             continue
         header = f"  {'item':<24} {'s':>3}  {'target':<16} {'A says':<6} {'A extracted':<24} {'B says':<6} B extracted"
@@ -113,6 +123,12 @@ def format_report(report: dict[str, Any], show: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    report = compare_run(args.run_dir, args.judges)
+    if len(args.run_dirs) == 2:
+        result = compare_runs(args.run_dirs[0], args.run_dirs[1], args.judge, seed=args.seed)
+        print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_comparison(result))
+        return 0
+    if len(args.run_dirs) != 1:
+        raise RunDirError(f"compare takes one run (its judges) or two runs (paired), got {len(args.run_dirs)}")
+    report = compare_run(args.run_dirs[0], args.judges)
     print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else format_report(report, max(0, args.show)))
     return 0

@@ -39,10 +39,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
     p.add_argument("--samples", type=positive_int, help="samples per item (default: the task's, e.g. AIME 32, GPQA 8)")
     p.add_argument("--limit", type=positive_int, help="only the first N items")
-    p.add_argument("--max-tokens", type=positive_int, default=4096)
-    p.add_argument("--temperature", type=float, default=0.6)
-    p.add_argument("--top-p", type=float, default=0.95)
-    p.add_argument("--top-k", type=int, default=0)
+    p.add_argument("--max-tokens", type=positive_int, default=4096,
+                   help="most tokens generated per response (default: %(default)s)")
+    p.add_argument("--temperature", type=float, default=0.6, help="sampling temperature; 0 = greedy (default: %(default)s)")
+    p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling; 1 = off (default: %(default)s)")
+    p.add_argument("--top-k", type=int, default=0,
+                   help="sample among the K most likely tokens; 0 = off (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="run seed: per-sample seeds and GPQA shuffles derive from it")
     p.add_argument("--concurrency", type=positive_int, default=32, help="requests in flight at once")
     p.add_argument("--request-timeout", type=positive_float, default=600.0, help="seconds per request attempt")
@@ -67,7 +69,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_nextn_argument(p, "native engine: ")
     p.add_argument("--force", action="store_true",
                    help="start a new run even if --out holds a different run (moved aside) or other files")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: shown on stderr)")
 
 
 def request_param_extra(args: argparse.Namespace) -> dict:

@@ -54,7 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="DIR",
                    help="write grades to DIR/grades/<judge-id>/ instead of into the run (for a read-only run; "
                         "one run directory only)")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: shown on stderr)")
 
 
 def judge_options(args: argparse.Namespace) -> dict:

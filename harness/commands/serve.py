@@ -25,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=DEFAULT_MODEL, help=f"model name or path (default: {DEFAULT_MODEL})")
     p.add_argument("--served-model-name", help="name clients send as `model` (default: --model)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=int, default=8000, help="TCP port to listen on (default: %(default)s)")
     p.add_argument("--api-key-env", help="environment variable holding the API key; clients must send it as a bearer token")
     p.add_argument("--max-waiting", type=int, default=512, help="bounded waiting queue; beyond it requests get 429")
     p.add_argument("--max-running", type=int, help="requests inside the engine at once (default: --max-num-seqs)")
@@ -37,7 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shutdown-grace-s", type=float, default=30.0,
                    help="on SIGTERM, running requests may finish for this long, then open streams end with an "
                         "error event (default 30)")
-    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
+                   help="server log level (default: %(default)s)")
     p.add_argument("--device", help="cpu|cuda|npu (default: detected)")
     p.add_argument("--dtype", help="bfloat16|float32|float16")
     p.add_argument("--threads", type=int, help="CPU threads for the engine")
@@ -46,7 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-num-seqs", type=int, default=64, help="requests batched per step (default 64)")
     p.add_argument("--max-num-batched-tokens", type=int, help="token budget per step (default 2048)")
     p.add_argument("--block-size", type=int, help="KV cache block size in tokens (default 16)")
-    p.add_argument("--no-prefix-caching", action="store_true")
+    p.add_argument("--no-prefix-caching", action="store_true", help="turn the prefix cache off (default: on)")
     add_int4_argument(p)
     add_nextn_argument(p)
 

@@ -1,0 +1,29 @@
+"""`report`: a static HTML report of runs, judges and sweeps that opens from file:// or any static host."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+HELP = "write a static HTML report (overview, per-category and per-item tables, sample viewer, HLE, sweeps)"
+EXAMPLES = """\
+  python -m harness report runs/* sweeps/* -o report/
+  python -m harness report runs/aime-A runs/aime-B -o /tmp/ab && xdg-open /tmp/ab/index.html
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="RUN_OR_SWEEP",
+                   help="run directories, sweep folders (with results.jsonl), or folders holding either")
+    p.add_argument("-o", "--out", default="report", help="output folder; index.html goes there (default: %(default)s)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.report.build import build_report  # jinja2 and the sweep plotter load only for this verb
+    from harness.report.text import warn_skipped
+
+    out = Path(args.out)
+    result = build_report(args.paths, out)
+    for message in result["skipped"]:
+        warn_skipped(message)
+    print(f"wrote {out / 'index.html'}: {result['runs']} runs ({result['samples']:,} samples), {result['sweeps']} sweeps")
+    return 0
