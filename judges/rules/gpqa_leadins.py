@@ -1,0 +1,152 @@
+"""GPQA answers stated without an "answer" keyword: after a lead-in ("the correct product is:"), as a
+label line, or as a parenthesised letter after the option text ("... but-2-enal (Option C)")."""
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+
+# A copula or colon that can introduce the chosen option ("The process taking place is:", "... is **C. x**").
+_LEAD_RE = re.compile(r"\b(?:is|are|was|be|remains|es|est|ist|lautet)\b|:")
+# What may stand between a lead-in and the letter: bold, up to three line breaks, a bullet, wrappers.
+_LABEL_AT_RE = re.compile(
+    r"[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*(?P<nl>(?:\n[ \t>]*){0,3})(?:[-+•][ \t]+)?"
+    r"(?P<wrap>(?:\*\*|__|\$|\\boxed\{|\\textbf\{|\\text\{|[(\[«“])*)[ \t]*"
+    r"(?:(?:option|choice|Option|Choice)[ \t]+)?\(?(?P<letter>[A-Z])"
+    r"(?P<label>\)?(?:\*\*|__)?[ \t]*(?:[.):]|[-–—](?=[ \t])|(?=[ \t]*(?:\*\*|__)?[ \t]*$))|\)|\*\*|__|\}|»|”)",
+    re.MULTILINE,
+)
+# A line that labels one option: "C. text", "**C) text**", "- (C): text".
+LABEL_LINE_RE = re.compile(
+    r"^[ \t>]*(?:[-+•][ \t]+|\*[ \t]+)?(?P<bold>\*\*|__)?[ \t]*\(?(?P<letter>[A-Z])(?:\)|\.|:)(?:\*\*|__)?[ \t]+\S[^\n]*$",
+    re.MULTILINE,
+)
+# Words that show a sentence commits to a choice, and words that show it does not.
+_COMMIT_RE = re.compile(
+    r"\b(?:answer|correct|right|best|closest|final|finally|likely|plausible|appropriate|therefore|thus|hence|so|"
+    r"overall|conclusion|conclude|product|choice|option|match(?:es)?|consistent|corresponds?|respuesta|réponse|antwort|"
+    r"donc|daher|also|por\s+lo\s+tanto)\b",
+    re.IGNORECASE,
+)
+_NEGATION_RE = re.compile(
+    r"\b(?:not|never|unlikely|incorrect|wrong|if|whether|unless|rather|instead|unlike|except|nor|ruled?|eliminate[sd]?)\b|n't|n’t",
+    re.IGNORECASE,
+)
+# A parenthesised letter closing a statement: "... but-2-enal (Option C)." / "... methyl acetate (A)."
+_PAREN_LETTER_RE = re.compile(r"\((?:(?:option|choice|Option|Choice)\s+)?(?P<letter>[A-Z])\)(?=[ \t*_]*(?:[.!;]|$))",
+                              re.MULTILINE)
+# "This matches option A", "corresponds to option B", "I'll go with C".
+_VERB_OPTION_RE = re.compile(
+    r"\b(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
+    r"pick(?:ing)?|settle\s+on|i\.e\.,?|namely|which\s+is|that\s+is)\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
+    r"(?:(?:option|choice)\s+)?[*_(\[]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
+    re.IGNORECASE,
+)
+_OPTION_WORD_RE = re.compile(r"(?:option|choice)\s+[*_(\[]*[A-Za-z](?![A-Za-z0-9])$", re.IGNORECASE)
+_CHOOSER_RE = re.compile(r"(?:\bi(?:'ll|’ll| will| would)?|\bwe(?:'ll| will)?|let's|let’s|\bso|\bthus|\btherefore)\s+$",
+                         re.IGNORECASE)
+_SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
+LIST_WINDOW_LINES = 6  # a label line with another letter this close means a list of options, not a choice
+LIST_WINDOW_CHARS = 3000  # and no farther than this, so each check costs a bounded amount
+
+
+def sentence_before(text: str, pos: int, limit: int = 300) -> str:
+    """The sentence (or line) that ends at pos, at most limit characters of it."""
+    start = max(0, pos - limit)
+    last = None
+    for last in _SENTENCE_END_RE.finditer(text, start, pos):
+        pass
+    return text[last.end() if last else start:pos]
+
+
+def commits(sentence: str) -> bool:
+    """A sentence that states a choice: a commitment word and no negation or condition."""
+    return _COMMIT_RE.search(sentence) is not None and _NEGATION_RE.search(sentence) is None
+
+
+class LabelLines:
+    """Every option-label line of a text, so list checks are a bisect, not a rescan."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts: list[int] = []
+        self.letters: list[str] = []
+        for m in LABEL_LINE_RE.finditer(text):
+            self.starts.append(m.start())
+            self.letters.append(m.group("letter"))
+
+    def in_list(self, pos: int, letter: str, before: bool = True) -> bool:
+        """Whether a label line for another letter lies within a few lines after (and before) pos."""
+        i = bisect.bisect_right(self.starts, pos)
+        for j in range(i, min(len(self.starts), i + 3)):
+            if self.starts[j] - pos > LIST_WINDOW_CHARS or self.text.count("\n", pos, self.starts[j]) > LIST_WINDOW_LINES:
+                break
+            if self.letters[j] != letter:
+                return True
+        if before:
+            line_start = self.text.rfind("\n", max(0, pos - LIST_WINDOW_CHARS), pos) + 1
+            k = bisect.bisect_left(self.starts, line_start) - 1
+            for j in range(k, max(-1, k - 3), -1):
+                if line_start - self.starts[j] > LIST_WINDOW_CHARS or \
+                        self.text.count("\n", self.starts[j], line_start) > LIST_WINDOW_LINES:
+                    break
+                if self.letters[j] != letter:
+                    return True
+        return False
+
+
+def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines) -> Iterator[tuple[re.Match, str]]:
+    """Letters right after a lead-in: on the next line ("... is:\\n\\nC. text") or after a committing phrase."""
+    for lead in _LEAD_RE.finditer(low):
+        m = _LABEL_AT_RE.match(text, lead.end())
+        if not m or m.group("letter") not in valid:
+            continue
+        if m.group("nl"):
+            # The lead-in ends its line: the next line states the choice, unless it opens a list of options.
+            if labels.in_list(m.start("letter"), m.group("letter"), before=False):
+                continue
+            yield m, "lead-in line"
+            continue
+        if not commits(sentence_before(text, lead.start())):
+            continue
+        if labels.in_list(m.start("letter"), m.group("letter"), before=False):
+            continue
+        yield m, "lead-in"
+
+
+def option_phrases(text: str, valid: set[str]) -> Iterator[tuple[re.Match, str]]:
+    """"This matches option A", "(Option C)" after a committing statement, "I'll go with B"."""
+    for m in _VERB_OPTION_RE.finditer(text):
+        letter = m.group("letter")
+        if letter not in valid and not (letter.upper() in valid and _OPTION_WORD_RE.search(text, m.start(), m.end())):
+            continue
+        phrase = m.group()
+        verb = phrase.split(None, 1)[0].lower()
+        if verb in ("choose", "choosing", "select", "selecting", "pick", "picking", "go", "going", "settle"):
+            if not _CHOOSER_RE.search(text, max(0, m.start() - 20), m.start()):
+                continue  # "choose A if ..." in an instruction, not the model's choice
+        elif not _OPTION_WORD_RE.search(text, m.start(), m.end()) and verb not in ("match", "matches", "matched"):
+            continue  # "which is C" without the word option is too loose
+        if _NEGATION_RE.search(sentence_before(text, m.start("letter"))):
+            continue
+        yield m, "option phrase"
+    for m in _PAREN_LETTER_RE.finditer(text):
+        if m.group("letter") not in valid:
+            continue
+        before = sentence_before(text, m.start())
+        if before.strip(" \t*_") and commits(before):
+            yield m, "parenthesised"
+
+
+def label_lines(text: str, valid: set[str], labels: LabelLines) -> Iterator[tuple[int, int, str, str]]:
+    """A label line standing alone: the response's first line, or a whole bold line, that opens no list."""
+    first = len(text) - len(text.lstrip())
+    for start, letter in zip(labels.starts, labels.letters):
+        if letter not in valid:
+            continue
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        line = text[start:line_end].strip()
+        bold_whole = line.startswith(("**", "__")) and line.endswith(("**", "__"))
+        if (start == first or bold_whole) and not labels.in_list(start, letter):
+            yield text.find(letter, start), line_end, letter, "label line"
