@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import islice
 from dataclasses import dataclass
 
 from judges.rules.extract import FULLWIDTH, boxed_from_last, committed_text, lower_same_length, retracted_after
@@ -16,7 +17,7 @@ DEFAULT_LETTERS = ("A", "B", "C", "D")
 _WRAP = r"(?P<wrap>(?:[\s*_$«“\"]|\\boxed\s*\{|\\(?:text|textbf|textrm|mathrm|mathbf)\s*\{|\\\(|\(|\[|\{|(?:option|choice)\b)*)"
 # After the letter: no further word character (so "Cannot" and "Carbon" are not C), and not
 # hedged between two letters ("B or C", "A/C", "A, B").
-_LETTER = r"(?P<letter>[A-Za-z])(?![A-Za-z0-9])(?!\)?\**\s*(?:or|and|/|,|&)\s*\(?(?-i:[A-Z])(?![A-Za-z0-9]))"
+_LETTER = r"(?P<letter>[A-Za-z])(?![A-Za-z0-9])(?![ \t]*[=^_])(?!\)?\**\s*(?:or|and|/|,|&)\s*\(?(?-i:[A-Z])(?![A-Za-z0-9]))"
 _I = re.IGNORECASE
 
 # Every anchor contains one of these words; they are found with one fast scan of the lower-cased
@@ -52,7 +53,8 @@ _AT_BOXED = (
                r"(?:\)|[.:]|\s*[-–—]|\s*\\[ ,;:])"),
 )
 # "(B) is the correct answer": read backwards from the trigger word.
-_LETTER_BEFORE_RE = re.compile(r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?\**\s+is\s+the\s+(?:correct|right|best)\s+$")
+_LETTER_BEFORE_RE = re.compile(
+    r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?\**\s+is\s+(?:the|my)\s+(?:(?:most\s+)?(?:correct|right|best|likely|final|plausible)\s+)+$")
 # Words that may open an anchor phrase before the trigger ("the final answer is"), for the quote check.
 _PHRASE_LEAD_RE = re.compile(r"(?:(?:the|my|our|final|correct|best|right)\s+)*$", _I)
 _QUOTES = "\"'“‘`«「"
@@ -64,6 +66,8 @@ _HEDGE_AFTER_RE = re.compile(
 _STATEMENT_RE = re.compile(
     r"(?:answer|réponse|antwort|respuesta|product|compound|structure|result|value|choice|option)"
     r"[^\n:.]{0,60}?(?:[:：]|\b(?:is|are|est|ist|es)\b)[ \t*_]*")
+_LABEL_START_RE = re.compile(r"[\s*_(\[]*[A-Z][.):]\s")
+_BOLD_CLOSE_RE = re.compile(r"(?<=\S)(?:\*\*|__)(?=\s|$|[.,;:!?)])")
 MAX_STATEMENTS = 20  # only the last few statements are compared with the options, so the cost stays bounded
 _SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u3000": " "})
 _FOLLOW_OK = ".,;:!)]}*_$\\\n"  # what may follow an unwrapped lower-case letter (so "is a mixture" is no answer)
@@ -187,9 +191,9 @@ def _label_text_start(text: str, pos: int) -> tuple[int, bool]:
 def _quoted_text(text: str, start: int) -> str:
     """The option text quoted after a label, up to the end of its line or bold span."""
     end = text.find("\n", start, start + MAX_SEGMENT_CHARS)
-    seg = text[start:end if end >= 0 else start + MAX_SEGMENT_CHARS]
-    close = seg.find("**")
-    return (seg[:close] if close >= 0 else seg).strip()
+    seg = text[start:end if end >= 0 else start + MAX_SEGMENT_CHARS].lstrip(" \t*_")
+    close = _BOLD_CLOSE_RE.search(seg)
+    return (seg[:close.start()] if close else seg).strip()
 
 
 def _hedged_with(text: str, pos: int, letter: str, valid: set[str]) -> str | None:
@@ -219,7 +223,7 @@ def _conflict(text: str, pos: int, letter: str, letters: tuple[str, ...], option
 def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: list[str]) -> str | None:
     """The letter of the one option whose text the response's last statement gives, or None."""
     statements = [m.end() for m in _STATEMENT_RE.finditer(low)][-MAX_STATEMENTS:]
-    statements += [b.start + len("\\boxed{") for b in boxed_from_last(text) if b.body is not None][:MAX_STATEMENTS]
+    statements += [b.start + len("\\boxed{") for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None]
     stripped = text.rstrip()
     statements.append(stripped.rfind("\n") + 1)  # the last line
     for start in sorted(set(statements), reverse=True):
@@ -227,6 +231,8 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
         if not segment:  # "is:" at the end of a line: the statement is on the next line
             nxt = len(text) - len(text[start:].lstrip()) if start < len(text) else start
             segment = _quoted_text(text, nxt)
+        if _LABEL_START_RE.match(segment):
+            continue  # a labelled line that no letter rule accepted (a list of the options), not a statement
         lead = sentence_before(text, start)
         if start == statements[-1] and not (commits(lead + segment) or len(segment) <= 120):
             continue

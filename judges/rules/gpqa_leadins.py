@@ -18,7 +18,8 @@ _LABEL_AT_RE = re.compile(
 )
 # A line that labels one option: "C. text", "**C) text**", "- (C): text".
 LABEL_LINE_RE = re.compile(
-    r"^[ \t>]*(?:[-+•][ \t]+|\*[ \t]+)?(?P<bold>\*\*|__)?[ \t]*\(?(?P<letter>[A-Z])(?:\)|\.|:)(?:\*\*|__)?[ \t]+\S[^\n]*$",
+    r"^[ \t>]*(?P<bullet>[-+•*][ \t]+)?(?P<bold>\*\*|__)?[ \t]*(?P<paren>\()?(?P<letter>[A-Z])(?P<punct>\)|\.|:)"
+    r"(?:\*\*|__)?[ \t]+\S[^\n]*$",
     re.MULTILINE,
 )
 # Words that show a sentence commits to a choice, and words that show it does not.
@@ -33,8 +34,10 @@ _NEGATION_RE = re.compile(
     re.IGNORECASE,
 )
 # A parenthesised letter closing a statement: "... but-2-enal (Option C)." / "... methyl acetate (A)."
-_PAREN_LETTER_RE = re.compile(r"\((?:(?:option|choice|Option|Choice)\s+)?(?P<letter>[A-Z])\)(?=[ \t*_]*(?:[.!;]|$))",
-                              re.MULTILINE)
+_PAREN_LETTER_RE = re.compile(
+    r"(?:(?P<paren>\()(?:(?:option|choice|Option|Choice)\s+)?"
+    r"|[,;—–-][ \t]*(?:which[ \t]+is[ \t]+|i\.e\.,?[ \t]+)?(?:option|choice|Option|Choice)[ \t]+)"
+    r"(?P<letter>[A-Z])(?(paren)\))(?=[ \t*_]*(?:[.!;]|$))", re.MULTILINE)
 # "This matches option A", "corresponds to option B", "I'll go with C".
 _VERB_OPTION_RE = re.compile(
     r"\b(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
@@ -48,6 +51,11 @@ _CHOOSER_RE = re.compile(r"(?:\bi(?:'ll|’ll| will| would)?|\bwe(?:'ll| will)?|
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
 LIST_WINDOW_LINES = 6  # a label line with another letter this close means a list of options, not a choice
 LIST_WINDOW_CHARS = 3000  # and no farther than this, so each check costs a bounded amount
+
+
+def _shape(m: re.Match) -> tuple[bool, bool, bool, str]:
+    """How a label line is written: bullet, bold, opening parenthesis, closing mark."""
+    return bool(m.group("bullet")), bool(m.group("bold")), bool(m.group("paren")), m.group("punct")
 
 
 def sentence_before(text: str, pos: int, limit: int = 300) -> str:
@@ -71,17 +79,28 @@ class LabelLines:
         self.text = text
         self.starts: list[int] = []
         self.letters: list[str] = []
+        self.shapes: list[tuple[bool, bool, bool, str]] = []
         for m in LABEL_LINE_RE.finditer(text):
             self.starts.append(m.start())
             self.letters.append(m.group("letter"))
+            self.shapes.append(_shape(m))
 
     def in_list(self, pos: int, letter: str, before: bool = True) -> bool:
-        """Whether a label line for another letter lies within a few lines after (and before) pos."""
+        """Whether the label at pos belongs to a list of options rather than stating one.
+
+        A list: the very next line labels another letter, or another letter's label written the same
+        way ("**B. x**" after "**A. x**") follows within a few lines. A differently written list after
+        an answer ("C. x" then "- (A) x: wrong") is the explanation, not part of the answer.
+        """
+        m = LABEL_LINE_RE.match(self.text, self.text.rfind("\n", max(0, pos - LIST_WINDOW_CHARS), pos) + 1)
+        shape = _shape(m) if m else None
         i = bisect.bisect_right(self.starts, pos)
         for j in range(i, min(len(self.starts), i + 3)):
             if self.starts[j] - pos > LIST_WINDOW_CHARS or self.text.count("\n", pos, self.starts[j]) > LIST_WINDOW_LINES:
                 break
-            if self.letters[j] != letter:
+            next_line = self.text.find("\n", pos, self.starts[j])
+            adjacent = next_line >= 0 and not self.text[next_line:self.starts[j]].strip()
+            if self.letters[j] != letter and (adjacent or self.shapes[j] == shape):
                 return True
         if before:
             line_start = self.text.rfind("\n", max(0, pos - LIST_WINDOW_CHARS), pos) + 1
@@ -134,7 +153,9 @@ def option_phrases(text: str, valid: set[str]) -> Iterator[tuple[re.Match, str]]
         if m.group("letter") not in valid:
             continue
         before = sentence_before(text, m.start())
-        if before.strip(" \t*_") and commits(before):
+        line = before.lstrip(" \t")
+        # "... is X (Option C)." in a committing sentence, or a line that is only "**X (C)**".
+        if before.strip(" \t*_") and (commits(before) or line.startswith(("**", "__")) and "\n" not in before):
             yield m, "parenthesised"
 
 

@@ -9,6 +9,7 @@ from typing import Any
 _DECOR_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mathit|operatorname|emph)\b|\\[,;:! ]|[$*_`~{}]|\\[()\[\]]")
 # Multiplication signs written in several ways ("3.9 x 10^5", "3.9 \times 10^5", "3.9*10^5").
 _TIMES_RE = re.compile(r"\\times\b|\\cdot\b|[×·⋅]")
+_HBAR_RE = re.compile(r"\\hbar\b")
 _ARROW_RE = re.compile(r"\\(?:rightarrow|to|longrightarrow)\b|→")
 # Tokens: a run of letters, a run of digits, or one other visible character; spaces only separate.
 _TOKEN_RE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
@@ -20,7 +21,8 @@ MAX_SEGMENT_CHARS = 600
 
 def tokens(text: str) -> tuple[str, ...]:
     """Case-, whitespace- and decoration-insensitive tokens of an option or a quoted answer."""
-    text = _DECOR_RE.sub(" ", _ARROW_RE.sub(" -> ", _TIMES_RE.sub(" x ", text[:MAX_SEGMENT_CHARS])))
+    text = _HBAR_RE.sub("ħ", _ARROW_RE.sub(" -> ", _TIMES_RE.sub(" x ", text[:MAX_SEGMENT_CHARS])))
+    text = _DECOR_RE.sub(" ", text)
     text = text.replace("\u00a0", " ").replace("\u202f", " ").replace("−", "-").replace("–", "-")
     return tuple(_TOKEN_RE.findall(text.lower()))
 
