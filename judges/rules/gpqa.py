@@ -33,7 +33,7 @@ _AFTER_COPULA = (r"(?:[ \t]+(?:(?:most|very|more|quite)[ \t]+)?(?:likely|probabl
                  r"then|still|actually|certainly|now|donc|also|daher|entonces|la|le|l'|die|der|el|option|choice|"
                  r"opción|opcion|choix|variante|antwort))*")
 _AT_ANSWER = (
-    re.compile(rf"{_ANS}[ \t]*(?:\*\*|__)?[ \t]*[:：]{_WRAP}{_LETTER}", _I),           # Answer: C / **Answer:** C
+    re.compile(rf"{_ANS}[ \t]*(?:\*\*|__)?(?:[ \t]*[:：]|[ \t]+[—–-])[ \t]*(?:\*\*|__)?{_WRAP}{_LETTER}", _I),  # Answer: C / Answer — C
     re.compile(rf"{_ANS}{_BETWEEN}[ \t]+{_COPULA}\b[ \t]*:?{_AFTER_COPULA}{_WRAP}{_LETTER}", _I),  # the answer is (C)
 )
 _AT_ZH = re.compile(rf"(?:答案|答え|正解)\s*(?:是|为|應該是|应该是|は)?\s*[:：]?{_WRAP}{_LETTER}", _I)  # 答案：C / 正确答案是 (C)
@@ -41,7 +41,7 @@ _AT_ZH = re.compile(rf"(?:答案|答え|正解)\s*(?:是|为|應該是|应该是
 _AT_ZH_CHOOSE = re.compile(rf"选(?:项)?\s*(?:是|为)?\s*[:：]?{_WRAP}{_LETTER}", _I)
 _ZH_CHOOSERS = ("故", "应", "應", "所以", "因此", "正确", "我", "最终", "综上")
 _AT_HEADING = re.compile(rf"answer[ \t*_]*$\n{_WRAP}{_LETTER}", _I | re.MULTILINE)    # ### Final Answer / **C**
-_HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*final\s+", _I)
+_HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*(?:final\s+)?", _I)
 _AT_OPTION = (
     re.compile(rf"(?:option|choice)\s+(?:is|would\s+be|should\s+be)\b[ \t]*:?{_WRAP}{_LETTER}", _I),
     re.compile(r"(?:option|choice)\s*\(?(?P<letter>[A-Za-z])\)?\s+is\s+(?:the\s+)?(?:correct|right|best)\b", _I),
@@ -88,7 +88,7 @@ def _bare_patterns(letters: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
     cls = "".join(sorted({c.upper() for c in letters} | {c.lower() for c in letters}))
     upper = "".join(sorted({c.upper() for c in letters}))
     # A line that is nothing but the letter ("C", "(C)", "**C.**"), and a whole response that is.
-    bare_line = re.compile(rf"^[ \t*_#>(\[]*(?P<letter>[{upper}])[ \t*_.)\]:]*$", re.MULTILINE)
+    bare_line = re.compile(rf"^[ \t*_#>(\[→⇒∴]*(?:=>[ \t*_(\[]*)?(?P<letter>[{upper}])[ \t*_.)\]:]*$", re.MULTILINE)
     bare_whole = re.compile(rf"[\s*_#>(\[$]*(?P<letter>[{cls}])(?:[\s*_.)\]:$]*|\)\s+\S[^\n]*)", re.DOTALL)
     return bare_line, bare_whole
 
@@ -166,12 +166,9 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str]):
                 rejected = (pos, letter.upper())  # "Answer: I think..." and a placeholder X are no choices
             continue
         consider(pos, m.end(), letter.upper(), "anchor")
-    for m, via in after_leadin(text, low, valid, labels):
-        consider(m.start("letter"), m.end(), m.group("letter"), via)
-    for m, via in option_phrases(text, valid):
-        consider(m.start("letter"), m.end(), m.group("letter").upper(), via)
-    for candidate in label_lines(text, valid, labels):
-        consider(*candidate)
+    for found in (after_leadin(text, low, valid, labels), option_phrases(text, valid), label_lines(text, valid, labels)):
+        for candidate in found:
+            consider(*candidate)
     for m in bare_line.finditer(text):
         consider(m.start("letter"), m.end(), m.group("letter"), "line")
     return best, rejected

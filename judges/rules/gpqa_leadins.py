@@ -25,7 +25,7 @@ LABEL_LINE_RE = re.compile(
 # Words that show a sentence commits to a choice, and words that show it does not.
 _COMMIT_RE = re.compile(
     r"\b(?:answer|correct|right|best|closest|final|finally|likely|plausible|appropriate|therefore|thus|hence|so|"
-    r"overall|conclusion|conclude|product|choice|option|match(?:es)?|consistent|corresponds?|respuesta|réponse|antwort|"
+    r"overall|conclusion|conclude|product|choice|option|pick|verdict|selection|match(?:es)?|consistent|corresponds?|respuesta|réponse|antwort|"
     r"donc|daher|also|por\s+lo\s+tanto)\b",
     re.IGNORECASE,
 )
@@ -45,10 +45,17 @@ _VERB_OPTION_RE = re.compile(
     r"(?:(?:option|choice)\s+)?[*_(\[]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
     re.IGNORECASE,
 )
+# "A is right", "Option C is the answer", "so, (C) it is": the letter first, then the verdict on it.
+_LETTER_VERDICT_RE = re.compile(
+    r"(?:^|(?<=[\s(*]))(?:(?:[Oo]ption|[Cc]hoice)\s+)?\(?(?P<letter>[A-Z])\)?(?:\*\*|__)?\s+is\s+"
+    r"(?:the\s+)?(?:(?:most\s+)?(?:correct|right|best|likely|plausible)\b(?:\s+(?:answer|option|choice|one))?|answer\b)"
+    r"(?!\s+(?:only|if|when|unless|under|for|in)\b)"
+    r"|\b(?:[Ss]o|[Tt]hen|[Tt]hus)[,\s]+\(?(?P<it>[A-Z])\)?\s+it\s+is\b")
 _OPTION_WORD_RE = re.compile(r"(?:option|choice)\s+[*_(\[]*[A-Za-z](?![A-Za-z0-9])$", re.IGNORECASE)
 _CHOOSER_RE = re.compile(r"(?:\bi(?:'ll|’ll| will| would)?|\bwe(?:'ll| will)?|let's|let’s|\bso|\bthus|\btherefore)\s+$",
                          re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
+Candidate = tuple[int, int, str, str]  # (letter position, end of the phrase, letter, how it was found)
 LIST_WINDOW_LINES = 6  # a label line with another letter this close means a list of options, not a choice
 LIST_WINDOW_CHARS = 3000  # and no farther than this, so each check costs a bounded amount
 
@@ -114,7 +121,7 @@ class LabelLines:
         return False
 
 
-def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines) -> Iterator[tuple[re.Match, str]]:
+def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines) -> Iterator[Candidate]:
     """Letters right after a lead-in: on the next line ("... is:\\n\\nC. text") or after a committing phrase."""
     for lead in _LEAD_RE.finditer(low):
         m = _LABEL_AT_RE.match(text, lead.end())
@@ -124,16 +131,16 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines) -> It
             # The lead-in ends its line: the next line states the choice, unless it opens a list of options.
             if labels.in_list(m.start("letter"), m.group("letter"), before=False):
                 continue
-            yield m, "lead-in line"
+            yield m.start("letter"), m.end(), m.group("letter"), "lead-in line"
             continue
         if not commits(sentence_before(text, lead.start())):
             continue
         if labels.in_list(m.start("letter"), m.group("letter"), before=False):
             continue
-        yield m, "lead-in"
+        yield m.start("letter"), m.end(), m.group("letter"), "lead-in"
 
 
-def option_phrases(text: str, valid: set[str]) -> Iterator[tuple[re.Match, str]]:
+def option_phrases(text: str, valid: set[str]) -> Iterator[Candidate]:
     """"This matches option A", "(Option C)" after a committing statement, "I'll go with B"."""
     for m in _VERB_OPTION_RE.finditer(text):
         letter = m.group("letter")
@@ -148,7 +155,11 @@ def option_phrases(text: str, valid: set[str]) -> Iterator[tuple[re.Match, str]]
             continue  # "which is C" without the word option is too loose
         if _NEGATION_RE.search(sentence_before(text, m.start("letter"))):
             continue
-        yield m, "option phrase"
+        yield m.start("letter"), m.end(), letter.upper(), "option phrase"
+    for m in _LETTER_VERDICT_RE.finditer(text):
+        group = "letter" if m.group("letter") else "it"
+        if m.group(group) in valid and not _NEGATION_RE.search(sentence_before(text, m.start(group))):
+            yield m.start(group), m.end(), m.group(group), "letter verdict"
     for m in _PAREN_LETTER_RE.finditer(text):
         if m.group("letter") not in valid:
             continue
@@ -156,10 +167,10 @@ def option_phrases(text: str, valid: set[str]) -> Iterator[tuple[re.Match, str]]
         line = before.lstrip(" \t")
         # "... is X (Option C)." in a committing sentence, or a line that is only "**X (C)**".
         if before.strip(" \t*_") and (commits(before) or line.startswith(("**", "__")) and "\n" not in before):
-            yield m, "parenthesised"
+            yield m.start("letter"), m.end(), m.group("letter"), "parenthesised"
 
 
-def label_lines(text: str, valid: set[str], labels: LabelLines) -> Iterator[tuple[int, int, str, str]]:
+def label_lines(text: str, valid: set[str], labels: LabelLines) -> Iterator[Candidate]:
     """A label line standing alone: the response's first line, or a whole bold line, that opens no list."""
     first = len(text) - len(text.lstrip())
     for start, letter in zip(labels.starts, labels.letters):

@@ -552,3 +552,201 @@ detectable. The question may contain an error; none of the options is correct.
 故选A。
 """),
 ]
+
+# A second batch, written after the reader was tuned on the cases above and measured before any
+# further change, so the corpus also holds phrasings the reader was not shaped on.
+HANDWRITTEN += [
+    dict(id="b2-option-is-the-answer", set="peaks", expected="C", response=r"""
+Counting again with the rotamers included, there are eight environments. Option C is the answer.
+"""),
+    dict(id="b2-right-choice-would-be", set="immuno", expected="A", response=r"""
+The switch from IgM to IgA with an unchanged variable region can only come from class switching. The right
+choice here would be (A).
+"""),
+    dict(id="b2-its-letter", set="spin", expected="A", response=r"""
+Normalise first: |a|² + |b|² = 25. Then ⟨S_y⟩ = (ħ/2)(−24/25) = −12ħ/25. It's A.
+"""),
+    dict(id="b2-correct-option-bold", set="astro", expected="D", response=r"""
+| Star | V | ESPRESSO | HIRES |
+|---|---|---|---|
+| 1 | 15.5 | ✓ | ✗ |
+| 2 | 16.5 | ✓ | ✓ |
+| 3 | 15.9 | ✓ | ✓ |
+| 4 | 16.9 | ✓ | ✗ |
+| 5 | 16.5 | ✗ | ✓ |
+
+**Correct option: D**
+"""),
+    dict(id="b2-answer-dash", set="peaks_words", expected="B", response=r"""
+The symmetric dimer shows aromatic, benzylic and methyl signals only.
+
+Answer — B
+"""),
+    dict(id="b2-arrow-bold", set="enal", expected="A", response=r"""
+Double aldol + dehydration → conjugated dienal with both aryl rings.
+
+→ **A**
+"""),
+    dict(id="b2-final-colon", set="ph", expected="C", response=r"""
+25% titration: pH = 4.26. Equivalence: pH = 8.52.
+
+Final: C
+"""),
+    dict(id="b2-it-is", set="reagents", expected="C", response=r"""
+TsOH catalyses the enamine formation and NaBH4 reduces the iminium ion. So, (C) it is.
+"""),
+    dict(id="b2-correct-statement-option", set="genetics", expected="B", response=r"""
+A dominant-negative subunit that still dimerises drags the wild-type partner into degradation. Thus, the correct
+statement is option (B).
+"""),
+    dict(id="b2-best-match-label", set="orbit", expected="B", response=r"""
+With K ∝ P^(−1/2) as this problem set assumes, P2/P1 = (7/5)² = 1.96.
+
+The best match is B) ~ 1.96.
+"""),
+    dict(id="b2-letter-is-right", set="mass", expected="A", response=r"""
+Only the full four-vector expression is frame independent. A is right; B, C and D are special cases.
+"""),
+    dict(id="b2-my-pick", set="substring", expected="B", response=r"""
+Polystyrene dissolves in both at room temperature.
+
+My pick: **B**
+"""),
+    dict(id="b2-heading-label-text", set="immuno", expected="D", response=r"""
+The variable region accumulates point mutations after antigen exposure in germinal centres.
+
+#### Answer
+D) somatic hypermutation
+"""),
+    dict(id="b2-option-bold-then-text", set="peaks_words", expected="B", response=r"""
+Three environments remain after accounting for the mirror plane. The correct answer is option **B**, 3 peaks.
+"""),
+    dict(id="b2-conclusion-which-is-choice", set="stereo", expected="D", response=r"""
+**Conclusion:** syn addition on the face opposite the methyl group, then oxidation with retention, gives the
+(1S,2R) alcohol, which is choice D.
+"""),
+    dict(id="b2-boxed-textbf-with-value", set="peaks", expected="D", response=r"""
+Every proton is unique in the chiral product, so there are 12 signals: $\boxed{\textbf{(D)}\ 12}$
+"""),
+    dict(id="b2-correct-answer-label-text", set="astro", expected="D", response=r"""
+Stars 2 and 3 pass both the magnitude and the declination cuts.
+
+Correct answer: (D) Star 2 and Star 3
+"""),
+    dict(id="b2-either-or-solvent", set="substring", expected=None, response=r"""
+The answer depends on the tacticity, which the question does not give. Either B or C could be right.
+"""),
+    dict(id="b2-none-correct", set="energy", expected=None, response=r"""
+I get E = 5.2 × 10^5 GeV with the angle-averaged threshold. None of the options matches this value, so I
+cannot choose one with confidence.
+"""),
+    dict(id="b2-revised-actually", set="ph", expected="A", response=r"""
+Using pKa = 4.74 the 25% point is at 4.26, so C. Hmm, actually no: the acid here is not acetic acid; its pKa
+is 5.05, which gives 4.57 at 25% and 6.92 at equivalence after dilution.
+
+The correct answer is A.
+"""),
+    dict(id="b2-answer-first-list-after", set="peaks_words", expected="D", response=r"""
+**Answer: D**
+
+A) 2 peaks - would need full symmetry, which the molecule lacks.
+B) 3 peaks - misses the OH.
+C) 6 peaks - double counts the equivalent methyls.
+D) 4 peaks - correct.
+"""),
+    dict(id="b2-answer-then-others-discussed", set="immuno", expected="D", response=r"""
+The answer is D, since option A concerns the constant region and option B occurs before antigen exposure.
+"""),
+    dict(id="b2-es-respuesta-correcta", set="immuno", expected="D", response="""
+La variabilidad en la región variable tras la exposición al antígeno indica hipermutación somática.
+
+Respuesta correcta: D
+"""),
+    dict(id="b2-fr-la-reponse-est", set="peaks", expected="B", response="""
+Le produit possède deux paires de protons aromatiques équivalents, un méthyle et un NH : 4 signaux.
+
+La réponse est (B).
+"""),
+    dict(id="b2-de-antwort-dash", set="peaks_words", expected="D", response="""
+Durch die Spiegelebene halbiert sich die Zahl der Umgebungen.
+
+Antwort: D – 4 Peaks
+"""),
+    dict(id="b2-zh-zhengque-xuanxiang", set="astro", expected="B", response="""
+恒星3和恒星5同时满足两台光谱仪的星等和赤纬要求。
+
+正确选项为 B。
+"""),
+    dict(id="b2-zh-daan-shi", set="orbit", expected="B", response="""
+按本题约定 K ∝ P^(-1/2)，P2/P1 = (7/5)^2 ≈ 1.96。
+
+答案是 B
+"""),
+    dict(id="b2-hence-text", set="immuno", expected="B", response=r"""
+The diversity appears in developing B cells in the bone marrow before any antigen contact. Hence: VDJ recombination.
+"""),
+    dict(id="b2-answer-letter-paren-value", set="peaks", expected="A", response=r"""
+The product is fully symmetric (D2h), so all aromatic H are equivalent and so are the methyls.
+
+Answer: A (2 peaks)
+"""),
+    dict(id="b2-ambiguous-label-value", set="peaks", expected="ambiguous", response=r"""
+Each ring proton pair is distinct and the side chain adds four more environments.
+
+The answer is B) 8
+"""),
+    dict(id="b2-answer-with-note-on-other", set="peaks", expected="B", response=r"""
+The correct answer is (B) 4. Note that option C (8) would be correct if the rotamers were slow on the NMR
+timescale, which they are not at room temperature.
+"""),
+    dict(id="b2-think-closed-answer-bold-text", set="genetics", expected="D", response=r"""
+<think>
+Dominant negative... degradation (B) or aggregation (D)? The mutation exposes a hydrophobic patch, so aggregation.
+</think>
+
+The mutant exposes a hydrophobic patch, so heterodimers aggregate and wild-type function is lost.
+
+**Answer: D. protein aggregation and loss-of-function phenotype**
+"""),
+    dict(id="b2-i-believe", set="orbit", expected="A", response=r"""
+Taking the ratio of the shifts directly (as the question intends for equal masses), P2/P1 ≈ 1.40. I believe the
+answer is A.
+"""),
+    dict(id="b2-so-the-answer-is-lower", set="mass", expected="C", response=r"""
+both particles are at rest in the lab frame, so p1 = p2 = 0 and E_i = m_i. so the answer is (c)
+"""),
+    dict(id="b2-multiple-boxed-last", set="spin", expected="A", response=r"""
+First attempt without normalisation: $\langle S_y\rangle = -12\hbar$, which is not an option.
+
+With the normalisation factor 1/25: $\langle S_y\rangle = -\frac{12\hbar}{25}$.
+
+$\boxed{A}$
+"""),
+    dict(id="b2-quoted-format-then-text", set="reagents", expected="D", response=r"""
+The prompt asks for "Answer: X". Step one is hydrolysis with aqueous acid, step two an oxidation with peroxide.
+
+Answer: D
+"""),
+    dict(id="b2-trunc-after-list", set="astro", expected=None, finish_reason="length", response=r"""
+Let me go through the stars.
+
+A) Star 1 and Star 2: Star 1 is at DEC −75°, not visible from Keck.
+B) Star 3 and Star 5: Star 3 has V = 15.5 + 3.1·0.6 = 17.36 after extinction, too faint for HIRES?
+C) Star 4 and Star 5: Star 4's apparent magnitude is
+"""),
+    dict(id="b2-multi-sentence-text", set="substring", expected="C", response=r"""
+The polymer carries polar ester side groups. Toluene is a poor solvent for it at room temperature, while
+chloroform dissolves it well.
+
+Therefore, the polymer dissolves in chloroform.
+"""),
+    dict(id="b2-would-choose-letter", set="energy", expected="B", response=r"""
+Including the angular average raises the estimate to about 3.9 × 10^5 GeV, so I would choose B.
+"""),
+    dict(id="b2-answer-first-bold-plain-text", set="reagents", expected="B", response=r"""
+**B**
+
+A = H3O+ cleaves the acetal; B = NaBH4 reduces the resulting ketone. TsOH (options A and C) is anhydrous and
+would not hydrolyse anything, and H2O2 (options A and D) is an oxidant.
+"""),
+]
