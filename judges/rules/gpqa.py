@@ -7,7 +7,8 @@ from itertools import islice
 from dataclasses import dataclass
 
 from judges.rules.extract import FULLWIDTH, boxed_from_last, committed_text, lower_same_length, retracted_after
-from judges.rules.gpqa_leadins import LabelLines, after_leadin, commits, label_lines, option_phrases, sentence_before
+from judges.rules.gpqa_leadins import (LabelLines, after_leadin, commits, label_lines, negated, option_phrases,
+                                      sentence_before)
 from judges.rules.gpqa_options import MAX_SEGMENT_CHARS, option_in_text, option_starting, quotes_own_option
 
 PARSER_VERSION = "gpqa-v2"
@@ -65,9 +66,12 @@ _HEDGE_AFTER_RE = re.compile(
 # Where an answer is stated in words ("the final answer is", "Answer:"), for reading option texts.
 _STATEMENT_RE = re.compile(
     r"(?:answer|réponse|antwort|respuesta|product|compound|structure|result|value|choice|option)"
-    r"[^\n:.]{0,60}?(?:[:：]|\b(?:is|are|est|ist|es)\b)[ \t*_]*")
+    r"[^\n:.]{0,60}?(?:[:：]|\b(?:is|are|est|ist|es)\b[ \t]*:?)[ \t*_]*")
 _LABEL_START_RE = re.compile(r"[\s*_(\[]*[A-Z][.):]\s")
 _BOLD_CLOSE_RE = re.compile(r"(?<=\S)(?:\*\*|__)(?=\s|$|[.,;:!?)])")
+_SPACE_RUN_RE = re.compile(r"\s*")
+_CONDITION_OPENS_RE = re.compile(r"[\s*_>-]*(?:if|when|assuming|provided)\b", _I)
+_CONDITION_AFTER_RE = re.compile(r"(?:[^\n.!?]|[.!?](?!\s)){0,300}?[;,]\s*(?:and\s+|but\s+|or\s+)?(?:if|otherwise|unless|when)\b", _I)
 MAX_STATEMENTS = 20  # only the last few statements are compared with the options, so the cost stays bounded
 _SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u3000": " "})
 _FOLLOW_OK = ".,;:!)]}*_$\\\n"  # what may follow an unwrapped lower-case letter (so "is a mixture" is no answer)
@@ -217,27 +221,32 @@ def _conflict(text: str, pos: int, letter: str, letters: tuple[str, ...], option
     return letters[other]
 
 
+def _statement_at(text: str, start: int) -> str:
+    """The words a statement gives from start: the rest of its line, or the next line after "is:"."""
+    segment = _quoted_text(text, start)
+    if not segment:
+        segment = _quoted_text(text, _SPACE_RUN_RE.match(text, start).end())
+    return "" if _LABEL_START_RE.match(segment) else segment  # a list line no letter rule accepted
+
+
 def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: list[str]) -> str | None:
-    """The letter of the one option whose text the response's last statement gives, or None."""
-    statements = [m.end() for m in _STATEMENT_RE.finditer(low)][-MAX_STATEMENTS:]
-    statements += [b.start + len("\\boxed{") for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None]
-    stripped = text.rstrip()
-    statements.append(stripped.rfind("\n") + 1)  # the last line
-    for start in sorted(set(statements), reverse=True):
-        segment = _quoted_text(text, start) if text.find("\n", start, start + 1) < 0 else ""
-        if not segment:  # "is:" at the end of a line: the statement is on the next line
-            nxt = len(text) - len(text[start:].lstrip()) if start < len(text) else start
-            segment = _quoted_text(text, nxt)
-        if _LABEL_START_RE.match(segment):
-            continue  # a labelled line that no letter rule accepted (a list of the options), not a statement
-        lead = sentence_before(text, start)
-        if start == statements[-1] and not (commits(lead + segment) or len(segment) <= 120):
-            continue
-        if start != statements[-1] and not commits(lead):
-            continue
-        found = option_in_text(segment.strip("*_ \t"), options)
-        if found is not None:
-            return letters[found]
+    """The letter of the one option whose text the response's last statement gives, or None.
+
+    Statements are "answer:" / "the product is" phrases and boxed answers, latest first; only when
+    none names an option does the last line count, so an explanation after the answer cannot win.
+    """
+    starts = [m.end() for m in _STATEMENT_RE.finditer(low)][-MAX_STATEMENTS:]
+    starts += [b.start + len("\\boxed{") for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None]
+    for start in sorted(set(starts), reverse=True):
+        segment = _statement_at(text, start)
+        if segment and commits(sentence_before(text, start)):
+            found = option_in_text(segment.strip("*_ \t"), options)
+            if found is not None:
+                return letters[found]
+    last = _statement_at(text, text.rstrip().rfind("\n") + 1)
+    if last and (commits(last) or len(last) <= 120 and not negated(last)):
+        found = option_in_text(last.strip("*_ \t"), options)
+        return letters[found] if found is not None else None
     return None
 
 
@@ -276,6 +285,9 @@ def read_letter(response: str, letters: tuple[str, ...] = DEFAULT_LETTERS,
     other = _hedged_with(text, start, letter, valid)
     if other:
         return GpqaReading(None, None, f"hedged between {letter} and {other}")
+    if _CONDITION_OPENS_RE.match(sentence_before(text, start)) and _CONDITION_AFTER_RE.match(text, end):
+        # "If X, the answer is C; if Y, it is B": one answer per condition, none committed.
+        return GpqaReading(None, None, f"answer {letter} holds only under a condition with an alternative")
     if options:
         quoted = _conflict(text, start, letter, letters, options)
         if quoted:

@@ -74,6 +74,11 @@ def sentence_before(text: str, pos: int, limit: int = 300) -> str:
     return text[last.end() if last else start:pos]
 
 
+def negated(sentence: str) -> bool:
+    """A sentence that negates or conditions what it says ("not", "if", "rather than", "instead")."""
+    return _NEGATION_RE.search(sentence) is not None
+
+
 def commits(sentence: str) -> bool:
     """A sentence that states a choice: a commitment word and no negation or condition."""
     return _COMMIT_RE.search(sentence) is not None and _NEGATION_RE.search(sentence) is None

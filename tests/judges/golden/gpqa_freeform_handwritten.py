@@ -750,3 +750,127 @@ A = H3O+ cleaves the acetal; B = NaBH4 reduces the resulting ketone. TsOH (optio
 would not hydrolyse anything, and H2O2 (options A and D) is an oxidant.
 """),
 ]
+
+# A third batch of traps, also measured before any change made for it: phrases that look like
+# commitments but are not (intermediate results, conditions, instructions), and answers behind them.
+HANDWRITTEN += [
+    dict(id="b3-intermediate-product-is", set="enal", expected="A", response=r"""
+The product of the first step is B. 3-hydroxy-2,4-bis(4-hydroxyphenyl)butanal, the aldol adduct. On heating it
+loses water.
+
+So the final product is A.
+"""),
+    dict(id="b3-if-then-no-commit", set="reagents", expected=None, response=r"""
+If the first step needs anhydrous conditions, the correct answer is C; if water is tolerated, it is B. The
+question does not say which, so I cannot decide.
+"""),
+    dict(id="b3-instruction-echo", set="peaks", expected=None, finish_reason="length", response=r"""
+I should reason step by step and then write "Answer: X" where X is A, B, C or D.
+
+First, the structure of the product. The Grignard reagent adds twice to the ester, giving
+"""),
+    dict(id="b3-options-recap-then-answer-text", set="immuno", expected="D", response=r"""
+The options are class switching recombination, VDJ recombination, complement activation and somatic
+hypermutation. Only one of them acts on the variable region after antigen exposure.
+
+The answer is somatic hypermutation.
+"""),
+    dict(id="b3-matches-then-not", set="orbit", expected="B", response=r"""
+(5/7)^3 = 0.36 matches option D numerically, but it is the inverse of what is asked. The period of planet 2 is
+longer: (7/5)^2 = 1.96 with the problem's scaling.
+
+The answer is (B).
+"""),
+    dict(id="b3-is-a-lowercase-article", set="genetics", expected="D", response=r"""
+The result is a loss of function through aggregation: the heterodimer is a misfolded complex that is a
+substrate for aggregation, not for degradation.
+
+Answer: D
+"""),
+    dict(id="b3-question-back", set="mass", expected=None, response=r"""
+Is the answer A or C? It depends on the frame in which the momenta are measured, which the question leaves
+open. Could you clarify the frame?
+"""),
+    dict(id="b3-statement-a-species", set="immuno", expected="D", response=r"""
+In the classic experiment the model organism is A. thaliana for plants, but here we deal with mice.
+The B cells in Peyer's patches mutate their variable regions after oral antigen.
+
+Therefore the process is D, somatic hypermutation.
+"""),
+    dict(id="b3-options-table-no-answer", set="astro", expected=None, response=r"""
+| Option | Stars | Both detectable? |
+|---|---|---|
+| A | Star 1 and Star 2 | ? |
+| B | Star 3 and Star 5 | ? |
+| C | Star 4 and Star 5 | ? |
+| D | Star 2 and Star 3 | ? |
+
+I would need the extinction values for stars 3 and 4 to fill in this table.
+"""),
+    dict(id="b3-correct-for-step", set="reagents", expected="B", response=r"""
+TsOH is correct for a dehydration, but here we hydrolyse an acetal, which needs water: H3O+. Then NaBH4 reduces
+the ketone.
+
+Answer: B
+"""),
+    dict(id="b3-answer-letter-then-long-check", set="ph", expected="C", response=r"""
+**Answer: C**
+
+Check at 25%: pH = pKa + log(1/3) = 4.74 − 0.48 = 4.26. At the equivalence point, with the dilution, [A⁻] =
+0.02 M and pH = 8.52. Option A would follow from a pKa of 5.05, and option D is the half-equivalence pH paired
+with a neutral equivalence point, which ignores the hydrolysis of the acetate ion.
+"""),
+    dict(id="b3-last-line-explains-wrong-option", set="immuno", expected="D", response=r"""
+**Answer:** somatic hypermutation
+
+Class switching recombination would change the constant region instead.
+"""),
+    dict(id="b3-neither-both-text", set="substring", expected="D", response=r"""
+Highly crystalline HDPE: at room temperature it dissolves in neither toluene nor chloroform.
+
+**Answer: D**
+"""),
+    dict(id="b3-option-text-hedged", set="immuno", expected=None, response=r"""
+The data are compatible with either somatic hypermutation or class switching recombination; the question
+does not include the isotype data needed to tell them apart.
+"""),
+    dict(id="b3-choose-instruction", set="spin", expected="A", response=r"""
+The question tells us to choose B if the state is already normalised. It is not: |3i|² + 4² = 25.
+After normalising, ⟨S_y⟩ = −12ħ/25.
+
+The answer is A.
+"""),
+    dict(id="b3-es-acute-choice", set="spin", expected="A", response="""
+Normalizando el estado (norma 25), ⟨S_y⟩ = −12ħ/25.
+
+La respuesta correcta es la A.
+"""),
+    dict(id="b3-fr-option-text", set="immuno", expected="D", response="""
+Les mutations ponctuelles de la région variable après exposition à l'antigène correspondent à l'hypermutation
+somatique.
+
+Réponse : D. somatic hypermutation
+"""),
+    dict(id="b3-letter-list-then-lead-answer", set="peaks", expected="B", response=r"""
+Let me evaluate each option:
+
+A. 2 - requires D2h symmetry; the NH breaks it.
+B. 4 - two aromatic environments, the methyl and the NH.
+C. 8 - would need every proton distinct.
+D. 12 - impossible with only 10 protons.
+
+The correct answer is:
+
+B. 4
+"""),
+    dict(id="b3-restated-and-bold-conclusion-text", set="astro", expected="B", response=r"""
+Checking the pairs: Star 1 fails at Keck, Star 2 is too faint after extinction, Star 4 is too faint for HIRES.
+
+**Star 3 and Star 5** can be detected by both spectrographs.
+"""),
+    dict(id="b3-truncated-boxed-open", set="mass", expected=None, finish_reason="length", response=r"""
+The invariant mass is the norm of the total four-momentum, so
+
+$$\boxed{M^2 = (E_1 + E_2)^2 - (\vec p_1 + \vec p_2
+"""),
+]
