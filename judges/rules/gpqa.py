@@ -131,8 +131,9 @@ def _anchored(text: str, low: str):
                 yield m, lead.start() if lead else p
                 break
         if is_answer:
-            line_start = text.rfind("\n", 0, p) + 1
-            if _HEADING_PREFIX_RE.fullmatch(text, line_start, p):
+            # A heading line ("### Final Answer") has a short prefix, so look back a bounded distance only.
+            line_start = text.rfind("\n", max(0, p - 40), p) + 1
+            if (line_start > 0 or p <= 40) and _HEADING_PREFIX_RE.fullmatch(text, line_start, p):
                 m = _AT_HEADING.match(text, p)
                 if m:
                     yield m, line_start
