@@ -267,11 +267,12 @@ def read_letter(response: str, letters: tuple[str, ...] = DEFAULT_LETTERS,
     if options is not None and len(options) != len(letters):
         options = None
 
-    whole = bare_whole.fullmatch(text.strip())
-    if whole:
-        return GpqaReading(whole.group("letter").upper(), "bare")
-
     best, rejected = _scan(text, bare_line, valid)
+    if best is None and rejected is None:
+        # A response that is only a letter ("c", "(B) ethyl acetate"), when nothing else states one.
+        whole = bare_whole.fullmatch(text.strip())
+        if whole:
+            return GpqaReading(whole.group("letter").upper(), "bare")
     if rejected and (best is None or rejected[0] > best[0]):
         # The last committed letter is outside the choice set: no valid answer, not an earlier one.
         return GpqaReading(None, None, f"letter {rejected[1]} is not a choice")

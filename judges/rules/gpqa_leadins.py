@@ -45,9 +45,11 @@ _VERB_OPTION_RE = re.compile(
     r"(?:(?:option|choice)\s+)?[*_(\[]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
     re.IGNORECASE,
 )
-# "A is right", "Option C is the answer", "so, (C) it is": the letter first, then the verdict on it.
+# "A is right", "Option C is the answer", "so, (C) it is": the letter first, then the verdict on it. The letter
+# must open its clause, so "Vitamin A is the correct cofactor" and "Hepatitis B is the most likely" are not answers.
 _LETTER_VERDICT_RE = re.compile(
-    r"(?:^|(?<=[\s(*]))(?:(?:[Oo]ption|[Cc]hoice)\s+)?\(?(?P<letter>[A-Z])\)?(?:\*\*|__)?\s+is\s+"
+    r"(?:(?:[Oo]ption|[Cc]hoice)\s+\(?|(?:^|(?<=[.!?:;,>]\s)|(?<=[\n(*])|(?<=\b[Ss]o\s)|(?<=\b[Tt]hus\s)|(?<=\b[Hh]ence\s)"
+    r"|(?<=\b[Tt]herefore\s)|(?<=\b[Cc]learly\s)|(?<=\b[Oo]verall\s))\(?)(?P<letter>[A-Z])\)?(?:\*\*|__)?\s+is\s+"
     r"(?:the\s+)?(?:(?:most\s+)?(?:correct|right|best|likely|plausible)\b(?:\s+(?:answer|option|choice|one))?|answer\b)"
     r"(?!\s+(?:only|if|when|unless|under|for|in)\b)"
     r"|\b(?:[Ss]o|[Tt]hen|[Tt]hus)[,\s]+\(?(?P<it>[A-Z])\)?\s+it\s+is\b")

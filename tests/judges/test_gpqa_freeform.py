@@ -49,6 +49,26 @@ def test_issue_phrasings(response, want):
     assert read_letter(response).letter == want
 
 
+# Letters that look like answers to a loose reader but are names, labels or listed options.
+NOT_ANSWERS = [
+    ("vitamin", "Vitamin A is the correct cofactor for this enzyme.", None),
+    ("hepatitis", "Hepatitis B is the most likely diagnosis here.", None),
+    ("point-group", "The point group is C2v.", None),
+    ("species", "Note: A. thaliana was used. The reaction is an SN2. B. subtilis is not relevant.", None),
+    ("option-headings", "Let's analyze:\n\n**A. methyl acetate**\nHas two singlets.\n\n**B. ethyl acetate**\nQuartet.\n\n"
+                        "**C. acetone**\nOne singlet.\n\n**D. dimethyl ether**\nOne singlet.", None),
+    ("reagent-letters", "**Answer:** A = TsOH, B = H2O2 would be my guess, but I am unsure.", None),
+    ("conditional-pair", "If the solvent is protic, the answer is B; if aprotic, it is C.", None),
+    ("first-listed-then-verdict", "(A) is incorrect. (B) is the correct answer.", "B"),
+    ("conjunction-verdict", "Thus B is correct.", "B"),
+]
+
+
+@pytest.mark.parametrize("response,want", [c[1:] for c in NOT_ANSWERS], ids=[c[0] for c in NOT_ANSWERS])
+def test_names_and_labels_are_not_answers(response, want):
+    assert read_letter(response).letter == want
+
+
 def test_answer_given_only_as_option_text_uses_the_samples_options():
     judge = RulesJudge()
     v = judge.grade(_record("Counting environments gives four.\n\n**Answer:** 4 peaks", "D"))
