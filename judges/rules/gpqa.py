@@ -7,8 +7,8 @@ from itertools import islice
 from dataclasses import dataclass
 
 from judges.rules.extract import FULLWIDTH, boxed_from_last, committed_text, lower_same_length, retracted_after
-from judges.rules.gpqa_leadins import (LabelLines, after_leadin, commits, label_lines, negated, option_phrases,
-                                      sentence_before)
+from judges.rules.gpqa_leadins import (LabelLines, after_leadin, commits, label_lines, letter_verdicts, negated,
+                                      parenthesised, sentence_before, verb_phrases)
 from judges.rules.gpqa_options import MAX_SEGMENT_CHARS, option_in_text, option_starting, quotes_own_option
 
 PARSER_VERSION = "gpqa-v2"
@@ -21,10 +21,11 @@ _WRAP = r"(?P<wrap>(?:[\s*_$«“\"]|\\boxed\s*\{|\\(?:text|textbf|textrm|mathrm
 _LETTER = r"(?P<letter>[A-Za-z])(?![A-Za-z0-9])(?![ \t]*[=^_])(?!\)?\**\s*(?:or|and|/|,|&)\s*\(?(?-i:[A-Z])(?![A-Za-z0-9]))"
 _I = re.IGNORECASE
 
-# Every anchor contains one of these words; they are found with one fast scan of the lower-cased
-# text, and the precise patterns below are only tried at those positions (matching at a fixed
-# position is cheap, while scanning with a case-insensitive alternation is slow in Python's re).
-_TRIGGER_RE = re.compile(r"answer|réponse|reponse|antwort|respuesta|risposta|resposta|option|choice|boxed|答案|答え|正解|选")
+# Every anchor contains one of these words; they are found with fast substring searches of the
+# lower-cased text, and the precise patterns below are only tried at those positions (matching at a
+# fixed position is cheap, while scanning with an alternation is slow in Python's re).
+_TRIGGERS = ("answer", "réponse", "reponse", "antwort", "respuesta", "risposta", "resposta", "option", "choice", "boxed",
+             "答案", "答え", "正解", "选")
 _ANSWER_WORDS = ("answer", "réponse", "reponse", "antwort", "respuesta", "risposta", "resposta")
 _ANS = r"(?:answer|réponse|reponse|antwort|respuesta|risposta|resposta)"
 # "the answer to our calculated value is likely D": a few words between, and adverbs or articles after.
@@ -97,13 +98,22 @@ def _bare_patterns(letters: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
     return bare_line, bare_whole
 
 
+def _trigger_positions(low: str) -> list[tuple[str, int]]:
+    """Every trigger word and where it starts: one str.find loop per word (C speed)."""
+    found = []
+    for word in _TRIGGERS:
+        p = low.find(word)
+        while p >= 0:
+            found.append((word, p))
+            p = low.find(word, p + 1)
+    return found
+
+
 def _anchored(text: str, low: str):
     """Every anchored letter as (match, phrase start); phrase start is where the anchor's words begin."""
-    for t in _TRIGGER_RE.finditer(low):
-        p = t.start()
-        if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and t.group() != "boxed":
+    for word, p in _trigger_positions(low):
+        if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and word != "boxed":
             continue  # inside a longer word ("reanswer")
-        word = t.group()
         if word in ("答案", "答え", "正解"):
             m = _AT_ZH.match(text, p)
             if m:
@@ -146,7 +156,6 @@ def _anchored(text: str, low: str):
 def _scan(text: str, bare_line: re.Pattern, valid: set[str]):
     """The last valid candidate (letter position, end, letter, via) and the last out-of-set letter."""
     low = lower_same_length(text)
-    labels = LabelLines(text)
     best: tuple[int, int, str, str] | None = None
     rejected: tuple[int, str] | None = None
 
@@ -171,10 +180,16 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str]):
                 rejected = (pos, letter.upper())  # "Answer: I think..." and a placeholder X are no choices
             continue
         consider(pos, m.end(), letter.upper(), "anchor")
-    for found in (after_leadin(text, low, valid, labels), option_phrases(text, valid), label_lines(text, valid, labels)):
-        for candidate in found:
+    # Only a candidate after the last anchored letter can win, so the other rules read from there on.
+    start = best[0] + 1 if best else 0
+    labels = LabelLines(text, start)
+    for found in (after_leadin(text, low, valid, labels, start), verb_phrases(text, low, valid, start),
+                  letter_verdicts(text, low, valid, start), parenthesised(text, low, valid, start),
+                  label_lines(text, valid, labels)):
+        candidate = next(found, None)  # each rule's last candidate in the text comes first
+        if candidate:
             consider(*candidate)
-    for m in bare_line.finditer(text):
+    for m in bare_line.finditer(text, max(0, start - 2)):
         consider(m.start("letter"), m.end(), m.group("letter"), "line")
     return best, rejected
 

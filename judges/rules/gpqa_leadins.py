@@ -7,7 +7,8 @@ import re
 from collections.abc import Iterator
 
 # A copula or colon that can introduce the chosen option ("The process taking place is:", "... is **C. x**").
-_LEAD_RE = re.compile(r"\b(?:is|are|was|be|remains|es|est|ist|lautet)\b|:")
+_COLON_RE = re.compile(":")
+_LEAD_WORDS = ("is", "are", "was", "be", "remains", "es", "est", "ist", "lautet")
 # What may stand between a lead-in and the letter: bold, up to three line breaks, a bullet, wrappers.
 _LABEL_AT_RE = re.compile(
     r"[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*(?P<nl>(?:\n[ \t>]*){0,3})(?:[-+•][ \t]+)?"
@@ -38,25 +39,32 @@ _PAREN_LETTER_RE = re.compile(
     r"(?:(?P<paren>\()(?:(?:option|choice|Option|Choice)\s+)?"
     r"|[,;—–-][ \t]*(?:which[ \t]+is[ \t]+|i\.e\.,?[ \t]+)?(?:option|choice|Option|Choice)[ \t]+)"
     r"(?P<letter>[A-Z])(?(paren)\))(?=[ \t*_]*(?:[.!;]|$))", re.MULTILINE)
-# "This matches option A", "corresponds to option B", "I'll go with C".
+# "This matches option A", "corresponds to option B", "I'll go with C": tried only where a verb was found.
+_VERBS = ("match", "correspond", "consistent", "go with", "going with", "choos", "select", "pick", "settle",
+          "i.e.", "namely", "which is", "that is")
 _VERB_OPTION_RE = re.compile(
-    r"\b(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
+    r"(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
     r"pick(?:ing)?|settle\s+on|i\.e\.,?|namely|which\s+is|that\s+is)\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
     r"(?:(?:option|choice)\s+)?[*_(\[]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
     re.IGNORECASE,
 )
-# "A is right", "Option C is the answer", "so, (C) it is": the letter first, then the verdict on it. The letter
-# must open its clause, so "Vitamin A is the correct cofactor" and "Hepatitis B is the most likely" are not answers.
-_LETTER_VERDICT_RE = re.compile(
-    r"(?:(?:[Oo]ption|[Cc]hoice)\s+\(?|(?:^|(?<=[.!?:;,>]\s)|(?<=[\n(*])|(?<=\b[Ss]o\s)|(?<=\b[Tt]hus\s)|(?<=\b[Hh]ence\s)"
-    r"|(?<=\b[Tt]herefore\s)|(?<=\b[Cc]learly\s)|(?<=\b[Oo]verall\s))\(?)(?P<letter>[A-Z])\)?(?:\*\*|__)?\s+is\s+"
-    r"(?:the\s+)?(?:(?:most\s+)?(?:correct|right|best|likely|plausible)\b(?:\s+(?:answer|option|choice|one))?|answer\b)"
-    r"(?!\s+(?:only|if|when|unless|under|for|in)\b)"
-    r"|\b(?:[Ss]o|[Tt]hen|[Tt]hus)[,\s]+\(?(?P<it>[A-Z])\)?\s+it\s+is\b")
+# "A is right", "Option C is the answer", "so, (C) it is": the letter first, then the verdict on it, read
+# backwards from the verdict word. The letter must open its clause, so "Vitamin A is the correct cofactor"
+# and "Hepatitis B is the most likely diagnosis" are not answers.
+_VERDICTS = ("correct", "right", "best", "likely", "plausible", "answer", "it is")
+_VERDICT_AT_RE = re.compile(
+    r"(?:(?:correct|right|best|likely|plausible)\b(?:\s+(?:answer|option|choice|one))?|answer\b)"
+    r"(?!\s+(?:only|if|when|unless|under|for|in)\b)")
+_LETTER_IS_RE = re.compile(
+    r"(?P<lead>(?:[Oo]ption|[Cc]hoice)\s+)?\(?(?P<letter>[A-Z])\)?(?:\*\*|__)?\s+is\s+(?:the\s+)?(?:most\s+)?$")
+_SO_LETTER_RE = re.compile(r"\b(?i:so|then|thus)[,\s]+\(?(?P<letter>[A-Z])\)?\s+$")
+_CLAUSE_OPENERS_RE = re.compile(r"(?:^|[.!?:;,>]\s+|[\n(*]|\b(?i:so|thus|hence|therefore|clearly|overall)\s+)$")
 _OPTION_WORD_RE = re.compile(r"(?:option|choice)\s+[*_(\[]*[A-Za-z](?![A-Za-z0-9])$", re.IGNORECASE)
 _CHOOSER_RE = re.compile(r"(?:\bi(?:'ll|’ll| will| would)?|\bwe(?:'ll| will)?|let's|let’s|\bso|\bthus|\btherefore)\s+$",
                          re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
+_SPACES_RE = re.compile(r"\s*")
+_REACH = 80  # how far before its letter a lead-in phrase may begin
 Candidate = tuple[int, int, str, str]  # (letter position, end of the phrase, letter, how it was found)
 LIST_WINDOW_LINES = 6  # a label line with another letter this close means a list of options, not a choice
 LIST_WINDOW_CHARS = 3000  # and no farther than this, so each check costs a bounded amount
@@ -89,12 +97,12 @@ def commits(sentence: str) -> bool:
 class LabelLines:
     """Every option-label line of a text, so list checks are a bisect, not a rescan."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, start: int = 0) -> None:
         self.text = text
         self.starts: list[int] = []
         self.letters: list[str] = []
         self.shapes: list[tuple[bool, bool, bool, str]] = []
-        for m in LABEL_LINE_RE.finditer(text):
+        for m in LABEL_LINE_RE.finditer(text, max(0, start - LIST_WINDOW_CHARS)):
             self.starts.append(m.start())
             self.letters.append(m.group("letter"))
             self.shapes.append(_shape(m))
@@ -128,10 +136,40 @@ class LabelLines:
         return False
 
 
-def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines) -> Iterator[Candidate]:
-    """Letters right after a lead-in: on the next line ("... is:\\n\\nC. text") or after a committing phrase."""
-    for lead in _LEAD_RE.finditer(low):
-        m = _LABEL_AT_RE.match(text, lead.end())
+def _is_word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def _word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = False) -> list[tuple[int, int]]:
+    """Where each word occurs at a word start (and end, if whole): one C-speed find loop per word.
+
+    Far faster than one regex alternation scanned over the text, which Python's re tries at every position.
+    """
+    spans = []
+    for word in words:
+        n = len(word)
+        p = low.find(word, start)
+        while p >= 0:
+            if (p == 0 or not _is_word_char(low[p - 1])) and not (whole and _is_word_char(low[p + n:p + n + 1])):
+                spans.append((p, p + n))
+            p = low.find(word, p + 1)
+    return spans
+
+
+# Each rule below yields its candidates from the end of the text backwards, so the reader takes only the
+# first (the last in the text) and a long response costs one pass, not one check per occurrence.
+
+
+def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start: int = 0) -> Iterator[Candidate]:
+    """Letters right after a lead-in: on the next line ("... is:\\n\\nC. text") or after a committing phrase.
+
+    Only letters from start on are wanted (an earlier one cannot be the last answer); a lead-in may
+    begin a little before start.
+    """
+    start = max(0, start - _REACH)
+    colons = [(m.start(), m.end()) for m in _COLON_RE.finditer(low, start)]
+    for lead_start, lead_end in sorted(_word_spans(low, _LEAD_WORDS, start, whole=True) + colons, reverse=True):
+        m = _LABEL_AT_RE.match(text, lead_end)
         if not m or m.group("letter") not in valid:
             continue
         if m.group("nl"):
@@ -140,47 +178,64 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines) -> It
                 continue
             yield m.start("letter"), m.end(), m.group("letter"), "lead-in line"
             continue
-        if not commits(sentence_before(text, lead.start())):
+        if not commits(sentence_before(text, lead_start)):
             continue
         if labels.in_list(m.start("letter"), m.group("letter"), before=False):
             continue
         yield m.start("letter"), m.end(), m.group("letter"), "lead-in"
 
 
-def option_phrases(text: str, valid: set[str]) -> Iterator[Candidate]:
-    """"This matches option A", "(Option C)" after a committing statement, "I'll go with B"."""
-    for m in _VERB_OPTION_RE.finditer(text):
+def verb_phrases(text: str, low: str, valid: set[str], start: int = 0) -> Iterator[Candidate]:
+    """"This matches option A", "corresponds to option B", "I'll go with C"."""
+    for p, _ in sorted(_word_spans(low, _VERBS, max(0, start - _REACH)), reverse=True):
+        m = _VERB_OPTION_RE.match(text, p)
+        if not m:
+            continue
         letter = m.group("letter")
         if letter not in valid and not (letter.upper() in valid and _OPTION_WORD_RE.search(text, m.start(), m.end())):
             continue
-        phrase = m.group()
-        verb = phrase.split(None, 1)[0].lower()
+        verb = m.group().split(None, 1)[0].lower()
         if verb in ("choose", "choosing", "select", "selecting", "pick", "picking", "go", "going", "settle"):
             if not _CHOOSER_RE.search(text, max(0, m.start() - 20), m.start()):
                 continue  # "choose A if ..." in an instruction, not the model's choice
         elif not _OPTION_WORD_RE.search(text, m.start(), m.end()) and verb not in ("match", "matches", "matched"):
             continue  # "which is C" without the word option is too loose
-        if _NEGATION_RE.search(sentence_before(text, m.start("letter"))):
+        if negated(sentence_before(text, m.start("letter"))):
             continue
         yield m.start("letter"), m.end(), letter.upper(), "option phrase"
-    for m in _LETTER_VERDICT_RE.finditer(text):
-        group = "letter" if m.group("letter") else "it"
-        if m.group(group) in valid and not _NEGATION_RE.search(sentence_before(text, m.start(group))):
-            yield m.start(group), m.end(), m.group(group), "letter verdict"
-    for m in _PAREN_LETTER_RE.finditer(text):
+
+
+def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0) -> Iterator[Candidate]:
+    """"A is right", "Option C is the answer", "so, (C) it is"."""
+    for p, _ in sorted(_word_spans(low, _VERDICTS, start), reverse=True):
+        if low.startswith("it is", p):
+            before = _SO_LETTER_RE.search(text, max(0, p - 20), p)
+        elif _VERDICT_AT_RE.match(low, p):
+            before = _LETTER_IS_RE.search(text, max(0, p - 40), p)
+            if before and not before.group("lead") and not _CLAUSE_OPENERS_RE.search(
+                    text, max(0, before.start() - 12), before.start()):
+                continue
+        else:
+            continue
+        if before and before.group("letter") in valid and not negated(sentence_before(text, before.start("letter"))):
+            yield before.start("letter"), p, before.group("letter"), "letter verdict"
+
+
+def parenthesised(text: str, low: str, valid: set[str], start: int = 0) -> Iterator[Candidate]:
+    """"... is X (Option C)." in a committing sentence, or a line that is only "**X (C)**"."""
+    for m in reversed(list(_PAREN_LETTER_RE.finditer(text, max(0, start - _REACH)))):
         if m.group("letter") not in valid:
             continue
         before = sentence_before(text, m.start())
         line = before.lstrip(" \t")
-        # "... is X (Option C)." in a committing sentence, or a line that is only "**X (C)**".
         if before.strip(" \t*_") and (commits(before) or line.startswith(("**", "__")) and "\n" not in before):
             yield m.start("letter"), m.end(), m.group("letter"), "parenthesised"
 
 
 def label_lines(text: str, valid: set[str], labels: LabelLines) -> Iterator[Candidate]:
     """A label line standing alone: the response's first line, or a whole bold line, that opens no list."""
-    first = len(text) - len(text.lstrip())
-    for start, letter in zip(labels.starts, labels.letters):
+    first = _SPACES_RE.match(text).end()
+    for start, letter in zip(reversed(labels.starts), reversed(labels.letters)):
         if letter not in valid:
             continue
         line_end = text.find("\n", start)
