@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from judges.rules.extract import FULLWIDTH, boxed_from_last, committed_text, lower_same_length, retracted_after
 from judges.rules.gpqa_leadins import (LabelLines, after_leadin, commits, label_lines, letter_verdicts, negated,
                                       parenthesised, sentence_before, verb_phrases)
-from judges.rules.gpqa_options import MAX_SEGMENT_CHARS, option_in_text, option_starting, quotes_own_option
+from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
+                                      quotes_own_option)
 
 PARSER_VERSION = "gpqa-v2"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
@@ -256,9 +257,9 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
     for start in sorted(set(starts), reverse=True):
         segment = _statement_at(text, start)
         if segment and commits(sentence_before(text, start)):
-            found = option_in_text(segment.strip("*_ \t"), options)
-            if found is not None:
-                return letters[found]
+            named = options_named(segment.strip("*_ \t"), options)
+            if named:  # the latest statement that names options decides; naming two is no answer
+                return letters[named.pop()] if len(named) == 1 else None
     last = _statement_at(text, text.rstrip().rfind("\n") + 1)
     if last and (commits(last) or len(last) <= 120 and not negated(last)):
         found = option_in_text(last.strip("*_ \t"), options)

@@ -61,8 +61,8 @@ def quotes_own_option(segment: str, option: str) -> bool:
     return seg[:len(opt)] == opt or opt[:len(seg)] == seg
 
 
-def option_in_text(segment: str, options: Sequence[str]) -> int | None:
-    """The one option whose text the segment states, or None when none or several do.
+def options_named(segment: str, options: Sequence[str]) -> set[int]:
+    """The options whose text the segment states.
 
     Options contained in a longer matched option ("benzene" in "benzene and toluene") do not count
     separately; a short option (one or two tokens, such as "4") must open the segment, so a number
@@ -82,10 +82,14 @@ def option_in_text(segment: str, options: Sequence[str]) -> int | None:
         at = _find(seg, t)
         if at >= 0:
             spans.append((at, at + len(t), i))
-    kept = [s for s in spans if not any(o is not s and o[0] <= s[0] and s[1] <= o[1] and (o[1] - o[0]) > (s[1] - s[0])
-                                         for o in spans)]
-    distinct = {i for _, _, i in kept}
-    return distinct.pop() if len(distinct) == 1 else None
+    return {i for s, e, i in spans
+            if not any(o0 <= s and e <= o1 and o1 - o0 > e - s for o0, o1, _ in spans)}
+
+
+def option_in_text(segment: str, options: Sequence[str]) -> int | None:
+    """The one option whose text the segment states, or None when none or several do."""
+    named = options_named(segment, options)
+    return named.pop() if len(named) == 1 else None
 
 
 def options_for_record(meta: dict[str, Any] | None, messages: Sequence[dict[str, Any]] | None,

@@ -73,6 +73,9 @@ def test_answer_given_only_as_option_text_uses_the_samples_options():
     judge = RulesJudge()
     v = judge.grade(_record("Counting environments gives four.\n\n**Answer:** 4 peaks", "D"))
     assert (v.status, v.extracted, v.correct, v.detail["via"]) == ("graded", "D", True, "option text")
+    # The latest statement decides; one that names two options is no answer, not the earlier single one.
+    hedged = "The answer is 4 peaks.\n\nSo the final answer is 4 peaks or 6 peaks."
+    assert judge.grade(_record(hedged, "D")).status == "no_answer"
     # Without the option texts the same response has no letter.
     assert judge.grade(_record("**Answer:** 4 peaks", "D", meta={"letters": "ABCD"})).status == "no_answer"
 
