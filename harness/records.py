@@ -7,7 +7,7 @@ from typing import Any
 
 SCHEMA_VERSION = 1
 
-GRADE_STATUSES = ("graded", "no_answer", "ambiguous", "truncated", "generation_error", "judge_error")
+GRADE_STATUSES = ("graded", "no_answer", "truncated", "generation_error", "judge_error")
 FINISH_REASONS = ("stop", "length", "error")
 
 

@@ -14,7 +14,7 @@ from harness.rundir import RunDir
 HELP = "compare the judges that graded a run: agreement rate per pair and every disagreement"
 EXAMPLES = """\
   python -m harness compare runs/aime-demo
-  python -m harness compare runs/hle-M --judges rules-v2 llm-gpt-4o-1a2b3c4d --show 50
+  python -m harness compare runs/hle-M --judges rules-v1 llm-gpt-4o-1a2b3c4d --show 50
   python -m harness compare runs/gpqa-M --json > judges.json
 """
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import functools
 import re
-from itertools import islice
 from dataclasses import dataclass
+from itertools import islice
 
 from judges.rules.extract import FULLWIDTH, boxed_from_last, committed_text, lower_same_length, retracted_after
 from judges.rules.gpqa_leadins import (LabelLines, after_leadin, commits, label_lines, letter_verdicts, negated,
@@ -36,10 +36,13 @@ _AFTER_COPULA = (r"(?:[ \t]+(?:(?:most|very|more|quite)[ \t]+)?(?:likely|probabl
                  r"then|still|actually|certainly|now|donc|also|daher|entonces|la|le|l'|die|der|el|option|choice|"
                  r"opción|opcion|choix|variante|antwort))*")
 _AT_ANSWER = (
-    re.compile(rf"{_ANS}[ \t]*(?:\*\*|__)?(?:[ \t]*[:：]|[ \t]+[—–-])[ \t]*(?:\*\*|__)?{_WRAP}{_LETTER}", _I),  # Answer: C / Answer — C
-    re.compile(rf"{_ANS}{_BETWEEN}[ \t]+{_COPULA}\b[ \t]*:?{_AFTER_COPULA}{_WRAP}{_LETTER}", _I),  # the answer is (C)
+    # Answer: C / **Answer:** C / Answer — C
+    re.compile(rf"{_ANS}[ \t]*(?:\*\*|__)?(?:[ \t]*[:：]|[ \t]+[—–-])[ \t]*(?:\*\*|__)?{_WRAP}{_LETTER}", _I),
+    # the answer is (C) / the correct answer is likely D / la bonne réponse est donc C
+    re.compile(rf"{_ANS}{_BETWEEN}[ \t]+{_COPULA}\b[ \t]*:?{_AFTER_COPULA}{_WRAP}{_LETTER}", _I),
 )
-_AT_ZH = re.compile(rf"(?:答案|答え|正解)\s*(?:是|为|應該是|应该是|は)?\s*[:：]?{_WRAP}{_LETTER}", _I)  # 答案：C / 正确答案是 (C)
+# 答案：C / 正确答案是 (C) / 答え：D
+_AT_ZH = re.compile(rf"(?:答案|答え|正解)\s*(?:是|为|應該是|应该是|は)?\s*[:：]?{_WRAP}{_LETTER}", _I)
 # 故选C / 应选 B / 正确选项是 C: "选" only counts after a word that makes it the model's choice.
 _AT_ZH_CHOOSE = re.compile(rf"选(?:项)?\s*(?:是|为)?\s*[:：]?{_WRAP}{_LETTER}", _I)
 _ZH_CHOOSERS = ("故", "应", "應", "所以", "因此", "正确", "我", "最终", "综上")

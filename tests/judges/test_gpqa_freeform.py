@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from harness.records import GRADE_STATUSES, GenerationRecord
+from harness.records import GenerationRecord
 from judges.rules import RulesJudge
 from judges.rules.gpqa import read_letter
 from judges.rules.gpqa_options import option_in_text, options_for_record
@@ -98,7 +98,6 @@ def test_letter_quoting_another_options_text_is_ambiguous_not_a_pick():
     assert (v.status, v.correct, v.extracted) == ("ambiguous", False, None)
     assert v.detail["letter"] == "C" and v.detail["quoted_option"] == "D"
     assert "C" in v.detail["reason"] and "D" in v.detail["reason"]
-    assert "ambiguous" in GRADE_STATUSES
     # The letter with its own text, or an abbreviation of it, is an ordinary answer.
     assert RulesJudge().grade(_record("The correct answer is **D. 4 peaks**", "D")).correct is True
     assert RulesJudge().grade(_record("Answer: D. 4", "D")).correct is True
