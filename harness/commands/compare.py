@@ -17,9 +17,9 @@ HELP = ("compare two runs of one task (paired difference, bootstrap CI, McNemar 
         "or the judges of one run (agreement, Cohen's kappa, every disagreement)")
 EXAMPLES = """\
   python -m harness compare runs/aime-A runs/aime-B           # is B really better than A?
-  python -m harness compare runs/aime-A runs/aime-B --judge rules-v1 --json
+  python -m harness compare runs/aime-A runs/aime-B --judge rules-v2 --json
   python -m harness compare runs/aime-demo
-  python -m harness compare runs/hle-M --judges rules-v1 llm-gpt-4o-1a2b3c4d --show 50
+  python -m harness compare runs/hle-M --judges rules-v2 llm-gpt-4o-1a2b3c4d --show 50
   python -m harness compare runs/gpqa-M --json > judges.json
 """
 

@@ -1,44 +1,84 @@
-"""Multiple-choice grading: the last anchored answer letter within the sample's choice set."""
+"""Multiple-choice grading: the last committed answer letter within the sample's choice set (docs/grading.md)."""
 from __future__ import annotations
 
 import functools
 import re
 from dataclasses import dataclass
+from itertools import islice
 
-from judges.rules.extract import FULLWIDTH, committed_text, lower_same_length, retracted_after
+from judges.rules.extract import FULLWIDTH, boxed_from_last, committed_text, lower_same_length, retracted_after
+from judges.rules.gpqa_leadins import (LabelLines, after_leadin, commits, label_lines, letter_verdicts, negated,
+                                      parenthesised, sentence_before, verb_phrases)
+from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
+                                      quotes_own_option)
 
-PARSER_VERSION = "gpqa-v1"
+PARSER_VERSION = "gpqa-v2"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
 
 # Markdown, math and bracket wrappers allowed between an anchor and its letter.
-_WRAP = r"(?P<wrap>(?:[\s*_$]|\\boxed\s*\{|\\(?:text|textbf|textrm|mathrm|mathbf)\s*\{|\\\(|\(|\[|\{|(?:option|choice)\b)*)"
+_WRAP = r"(?P<wrap>(?:[\s*_$«“\"]|\\boxed\s*\{|\\(?:text|textbf|textrm|mathrm|mathbf)\s*\{|\\\(|\(|\[|\{|(?:option|choice)\b)*)"
 # After the letter: no further word character (so "Cannot" and "Carbon" are not C), and not
 # hedged between two letters ("B or C", "A/C", "A, B").
-_LETTER = r"(?P<letter>[A-Za-z])(?![A-Za-z0-9])(?!\)?\**\s*(?:or|and|/|,|&)\s*\(?(?-i:[A-Z])(?![A-Za-z0-9]))"
+_LETTER = r"(?P<letter>[A-Za-z])(?![A-Za-z0-9])(?![ \t]*[=^_])(?!\)?\**\s*(?:or|and|/|,|&)\s*\(?(?-i:[A-Z])(?![A-Za-z0-9]))"
 _I = re.IGNORECASE
 
-# Every anchor contains one of these words; they are found with one fast scan of the lower-cased
-# text, and the precise patterns below are only tried at those positions (matching at a fixed
-# position is cheap, while scanning with a case-insensitive alternation is slow in Python's re).
-_TRIGGER_RE = re.compile(r"answer|option|choice|boxed|答案")
+# Every anchor contains one of these words; they are found with fast substring searches of the
+# lower-cased text, and the precise patterns below are only tried at those positions (matching at a
+# fixed position is cheap, while scanning with an alternation is slow in Python's re).
+_TRIGGERS = ("answer", "réponse", "reponse", "antwort", "respuesta", "risposta", "resposta", "option", "choice", "boxed",
+             "答案", "答え", "正解", "选")
+_ANSWER_WORDS = ("answer", "réponse", "reponse", "antwort", "respuesta", "risposta", "resposta")
+_ANS = r"(?:answer|réponse|reponse|antwort|respuesta|risposta|resposta)"
+# "the answer to our calculated value is likely D": a few words between, and adverbs or articles after.
+_BETWEEN = r"(?:[ \t]+(?!(?:is|are|depends|if|whether|not|would|could|might|cannot|can|may)\b)[^\s.:;!?,()]+){0,6}?"
+_COPULA = r"(?:is|would\s+be|should\s+be|must\s+be|est|ist|lautet|wäre|es|sería|serait|è|é)"
+_AFTER_COPULA = (r"(?:[ \t]+(?:(?:most|very|more|quite)[ \t]+)?(?:likely|probably|therefore|thus|indeed|clearly|definitely|"
+                 r"then|still|actually|certainly|now|donc|also|daher|entonces|la|le|l'|die|der|el|option|choice|"
+                 r"opción|opcion|choix|variante|antwort))*")
 _AT_ANSWER = (
-    re.compile(rf"answer[ \t]*(?:\*\*|__)?[ \t]*[:：]{_WRAP}{_LETTER}", _I),           # Answer: C / **Answer:** C
-    re.compile(rf"answer\s+(?:is|would\s+be|should\s+be)\b[ \t]*:?{_WRAP}{_LETTER}", _I),  # the answer is (C)
+    # Answer: C / **Answer:** C / Answer — C
+    re.compile(rf"{_ANS}[ \t]*(?:\*\*|__)?(?:[ \t]*[:：]|[ \t]+[—–-])[ \t]*(?:\*\*|__)?{_WRAP}{_LETTER}", _I),
+    # the answer is (C) / the correct answer is likely D / la bonne réponse est donc C
+    re.compile(rf"{_ANS}{_BETWEEN}[ \t]+{_COPULA}\b[ \t]*:?{_AFTER_COPULA}{_WRAP}{_LETTER}", _I),
 )
-_AT_ZH = re.compile(rf"答案\s*(?:是|为|應該是|应该是)?\s*[:：]?{_WRAP}{_LETTER}", _I)  # 答案：C / 正确答案是 (C)
+# 答案：C / 正确答案是 (C) / 答え：D
+_AT_ZH = re.compile(rf"(?:答案|答え|正解)\s*(?:是|为|應該是|应该是|は)?\s*[:：]?{_WRAP}{_LETTER}", _I)
+# 故选C / 应选 B / 正确选项是 C: "选" only counts after a word that makes it the model's choice.
+_AT_ZH_CHOOSE = re.compile(rf"选(?:项)?\s*(?:是|为)?\s*[:：]?{_WRAP}{_LETTER}", _I)
+_ZH_CHOOSERS = ("故", "应", "應", "所以", "因此", "正确", "我", "最终", "综上")
 _AT_HEADING = re.compile(rf"answer[ \t*_]*$\n{_WRAP}{_LETTER}", _I | re.MULTILINE)    # ### Final Answer / **C**
-_HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*final\s+", _I)
+_HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*(?:final\s+)?", _I)
 _AT_OPTION = (
     re.compile(rf"(?:option|choice)\s+(?:is|would\s+be|should\s+be)\b[ \t]*:?{_WRAP}{_LETTER}", _I),
     re.compile(r"(?:option|choice)\s*\(?(?P<letter>[A-Za-z])\)?\s+is\s+(?:the\s+)?(?:correct|right|best)\b", _I),
 )
-_AT_BOXED = re.compile(
-    r"boxed\s*\{\s*(?:\\(?:text|textbf|textrm|mathrm|mathbf)\s*\{\s*)?\(?(?P<letter>[A-Za-z])\)?\s*\}?\s*\}", _I)
+_AT_BOXED = (
+    re.compile(r"boxed\s*\{\s*(?:\\(?:text|textbf|textrm|mathrm|mathbf)\s*\{\s*)?\(?(?P<letter>[A-Za-z])\)?\s*\}?\s*\}", _I),
+    # \boxed{B. \ M^2 = ...}: an upper-case letter labelling the option text that follows it.
+    re.compile(r"boxed\s*\{\s*(?:\\(?:text|textbf|textrm|mathrm|mathbf)\s*\{\s*)?\(?(?P<letter>[A-Z])"
+               r"(?:\)|[.:]|\s*[-–—]|\s*\\[ ,;:])"),
+)
 # "(B) is the correct answer": read backwards from the trigger word.
-_LETTER_BEFORE_RE = re.compile(r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?\**\s+is\s+the\s+(?:correct|right|best)\s+$")
+_LETTER_BEFORE_RE = re.compile(
+    r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?\**\s+is\s+(?:the|my)\s+(?:(?:most\s+)?(?:correct|right|best|likely|final|plausible)\s+)+$")
 # Words that may open an anchor phrase before the trigger ("the final answer is"), for the quote check.
 _PHRASE_LEAD_RE = re.compile(r"(?:(?:the|my|our|final|correct|best|right)\s+)*$", _I)
 _QUOTES = "\"'“‘`«「"
+# Another letter offered as an alternative later in the same sentence or bold span.
+_HEDGE_AFTER_RE = re.compile(
+    r"(?:[^\n.!?]|[.!?](?!\s)){0,300}?(?<![A-Za-z])or\s+(?:(?:maybe|possibly|perhaps|option|choice)\s+)?"
+    r"[*_(\[]*(?P<other>[A-Z])(?![A-Za-z0-9])")
+# Where an answer is stated in words ("the final answer is", "Answer:"), for reading option texts.
+_STATEMENT_RE = re.compile(
+    r"(?:answer|réponse|antwort|respuesta|product|compound|structure|result|value|choice|option)"
+    r"[^\n:.]{0,60}?(?:[:：]|\b(?:is|are|est|ist|es)\b[ \t]*:?)[ \t*_]*")
+_LABEL_START_RE = re.compile(r"[\s*_(\[]*[A-Z][.):]\s")
+_BOLD_CLOSE_RE = re.compile(r"(?<=\S)(?:\*\*|__)(?=\s|$|[.,;:!?)])")
+_SPACE_RUN_RE = re.compile(r"\s*")
+_CONDITION_OPENS_RE = re.compile(r"[\s*_>-]*(?:if|when|assuming|provided)\b", _I)
+_CONDITION_AFTER_RE = re.compile(r"(?:[^\n.!?]|[.!?](?!\s)){0,300}?[;,]\s*(?:and\s+|but\s+|or\s+)?(?:if|otherwise|unless|when)\b", _I)
+MAX_STATEMENTS = 20  # only the last few statements are compared with the options, so the cost stays bounded
+_SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u3000": " "})
 _FOLLOW_OK = ".,;:!)]}*_$\\\n"  # what may follow an unwrapped lower-case letter (so "is a mixture" is no answer)
 
 
@@ -49,6 +89,7 @@ class GpqaReading:
     letter: str | None
     via: str | None
     note: str | None = None
+    ambiguous: tuple[str, str] | None = None  # (stated letter, letter whose option text it quotes)
 
 
 @functools.lru_cache(maxsize=32)
@@ -56,39 +97,57 @@ def _bare_patterns(letters: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
     cls = "".join(sorted({c.upper() for c in letters} | {c.lower() for c in letters}))
     upper = "".join(sorted({c.upper() for c in letters}))
     # A line that is nothing but the letter ("C", "(C)", "**C.**"), and a whole response that is.
-    bare_line = re.compile(rf"^[ \t*_#>(\[]*(?P<letter>[{upper}])[ \t*_.)\]:]*$", re.MULTILINE)
+    bare_line = re.compile(rf"^[ \t*_#>(\[→⇒∴]*(?:=>[ \t*_(\[]*)?(?P<letter>[{upper}])[ \t*_.)\]:]*$", re.MULTILINE)
     bare_whole = re.compile(rf"[\s*_#>(\[$]*(?P<letter>[{cls}])(?:[\s*_.)\]:$]*|\)\s+\S[^\n]*)", re.DOTALL)
     return bare_line, bare_whole
 
 
+def _trigger_positions(low: str) -> list[tuple[str, int]]:
+    """Every trigger word and where it starts: one str.find loop per word (C speed)."""
+    found = []
+    for word in _TRIGGERS:
+        p = low.find(word)
+        while p >= 0:
+            found.append((word, p))
+            p = low.find(word, p + 1)
+    return found
+
+
 def _anchored(text: str, low: str):
     """Every anchored letter as (match, phrase start); phrase start is where the anchor's words begin."""
-    for t in _TRIGGER_RE.finditer(low):
-        p = t.start()
-        if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and t.group() != "boxed":
+    for word, p in _trigger_positions(low):
+        if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and word != "boxed":
             continue  # inside a longer word ("reanswer")
-        word = t.group()
-        if word == "答案":
+        if word in ("答案", "答え", "正解"):
             m = _AT_ZH.match(text, p)
             if m:
                 yield m, p
             continue
+        if word == "选":
+            m = _AT_ZH_CHOOSE.match(text, p)
+            if m and any(text.endswith(w, max(0, p - 4), p) for w in _ZH_CHOOSERS):
+                yield m, p
+            continue
         if word == "boxed":
             if p > 0 and text[p - 1] == "\\":
-                m = _AT_BOXED.match(text, p)
-                if m:
-                    yield m, p - 1
+                for pat in _AT_BOXED:
+                    m = pat.match(text, p)
+                    if m:
+                        yield m, p - 1
+                        break
             continue
-        patterns = _AT_ANSWER if word == "answer" else _AT_OPTION
+        is_answer = word in _ANSWER_WORDS
+        patterns = _AT_ANSWER if is_answer else _AT_OPTION
         for pat in patterns:
             m = pat.match(text, p)
             if m:
                 lead = _PHRASE_LEAD_RE.search(text, max(0, p - 40), p)
                 yield m, lead.start() if lead else p
                 break
-        if word == "answer":
-            line_start = text.rfind("\n", 0, p) + 1
-            if _HEADING_PREFIX_RE.fullmatch(text, line_start, p):
+        if is_answer:
+            # A heading line ("### Final Answer") has a short prefix, so look back a bounded distance only.
+            line_start = text.rfind("\n", max(0, p - 40), p) + 1
+            if (line_start > 0 or p <= 40) and _HEADING_PREFIX_RE.fullmatch(text, line_start, p):
                 m = _AT_HEADING.match(text, p)
                 if m:
                     yield m, line_start
@@ -103,6 +162,12 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str]):
     low = lower_same_length(text)
     best: tuple[int, int, str, str] | None = None
     rejected: tuple[int, str] | None = None
+
+    def consider(pos: int, end: int, letter: str, via: str) -> None:
+        nonlocal best
+        if best is None or pos > best[0]:
+            best = (pos, end, letter, via)
+
     for m, phrase_start in _anchored(text, low):
         letter = m.group("letter")
         pos = m.start("letter")
@@ -118,33 +183,135 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str]):
             if letter.upper() not in ("I", "X") and (rejected is None or pos > rejected[0]):
                 rejected = (pos, letter.upper())  # "Answer: I think..." and a placeholder X are no choices
             continue
-        if best is None or pos > best[0]:
-            best = (pos, m.end(), letter.upper(), "anchor")
-    for m in bare_line.finditer(text):
-        if best is None or m.start("letter") > best[0]:
-            best = (m.start("letter"), m.end(), m.group("letter"), "line")
+        consider(pos, m.end(), letter.upper(), "anchor")
+    # Only a candidate after the last anchored letter can win, so the other rules read from there on.
+    start = best[0] + 1 if best else 0
+    labels = LabelLines(text, start)
+    for found in (after_leadin(text, low, valid, labels, start), verb_phrases(text, low, valid, start),
+                  letter_verdicts(text, low, valid, start), parenthesised(text, low, valid, start),
+                  label_lines(text, valid, labels)):
+        candidate = next(found, None)  # each rule's last candidate in the text comes first
+        if candidate:
+            consider(*candidate)
+    for m in bare_line.finditer(text, max(0, start - 2)):
+        consider(m.start("letter"), m.end(), m.group("letter"), "line")
     return best, rejected
 
 
-def read_letter(response: str, letters: tuple[str, ...] = DEFAULT_LETTERS) -> GpqaReading:
-    """The last committed answer letter in a response, or None (no answer)."""
-    text, think_open = committed_text(response)
-    if not text.isascii():
-        text = text.translate(FULLWIDTH)
-    bare_line, bare_whole = _bare_patterns(tuple(letters))
-    valid = {c.upper() for c in letters}
+def _label_text_start(text: str, pos: int) -> tuple[int, bool]:
+    """Where the text after the letter at pos begins, and whether the letter labels it ("C. text", "C) text")."""
+    k = pos + 1
+    while k < len(text) and k < pos + 8 and text[k] in ")]*_»”}":
+        k += 1
+    labelled = text[pos + 1:k].startswith(")")
+    if k < len(text) and text[k] in ".:-–—":
+        k, labelled = k + 1, True
+    return k, labelled
 
-    whole = bare_whole.fullmatch(text.strip())
-    if whole:
-        return GpqaReading(whole.group("letter").upper(), "bare")
+
+def _quoted_text(text: str, start: int) -> str:
+    """The option text quoted after a label, up to the end of its line or bold span."""
+    end = text.find("\n", start, start + MAX_SEGMENT_CHARS)
+    seg = text[start:end if end >= 0 else start + MAX_SEGMENT_CHARS].lstrip(" \t*_")
+    close = _BOLD_CLOSE_RE.search(seg)
+    return (seg[:close.start()] if close else seg).strip()
+
+
+def _hedged_with(text: str, pos: int, letter: str, valid: set[str]) -> str | None:
+    """Another letter offered as an alternative in the same sentence ("**C. (R)-x** or **D. (S)-x**")."""
+    start, _ = _label_text_start(text, pos)
+    m = _HEDGE_AFTER_RE.match(text, start)
+    if m and m.group("other") in valid and m.group("other") != letter:
+        return m.group("other")
+    return None
+
+
+def _conflict(text: str, pos: int, letter: str, letters: tuple[str, ...], options: list[str]) -> str | None:
+    """The other option whose text a letter quotes ("C. <text of option D>"), or None."""
+    start, labelled = _label_text_start(text, pos)
+    if not labelled:
+        return None
+    quoted = _quoted_text(text, start)
+    if not quoted:
+        return None
+    other = option_starting(quoted, options)
+    own = letters.index(letter)
+    if other is None or other == own or quotes_own_option(quoted, options[own]):
+        return None
+    return letters[other]
+
+
+def _statement_at(text: str, start: int) -> str:
+    """The words a statement gives from start: the rest of its line, or the next line after "is:"."""
+    segment = _quoted_text(text, start)
+    if not segment:
+        segment = _quoted_text(text, _SPACE_RUN_RE.match(text, start).end())
+    return "" if _LABEL_START_RE.match(segment) else segment  # a list line no letter rule accepted
+
+
+def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: list[str]) -> str | None:
+    """The letter of the one option whose text the response's last statement gives, or None.
+
+    Statements are "answer:" / "the product is" phrases and boxed answers, latest first; only when
+    none names an option does the last line count, so an explanation after the answer cannot win.
+    """
+    starts = [m.end() for m in _STATEMENT_RE.finditer(low)][-MAX_STATEMENTS:]
+    starts += [b.start + len("\\boxed{") for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None]
+    for start in sorted(set(starts), reverse=True):
+        segment = _statement_at(text, start)
+        if segment and commits(sentence_before(text, start)):
+            named = options_named(segment.strip("*_ \t"), options)
+            if named:  # the latest statement that names options decides; naming two is no answer
+                return letters[named.pop()] if len(named) == 1 else None
+    last = _statement_at(text, text.rstrip().rfind("\n") + 1)
+    if last and (commits(last) or len(last) <= 120 and not negated(last)):
+        found = option_in_text(last.strip("*_ \t"), options)
+        return letters[found] if found is not None else None
+    return None
+
+
+def _normalise(text: str) -> str:
+    """Full-width forms and non-breaking spaces as ASCII, keeping every index in place."""
+    return text if text.isascii() else text.translate(FULLWIDTH).translate(_SPACES)
+
+
+def read_letter(response: str, letters: tuple[str, ...] = DEFAULT_LETTERS,
+                options: list[str] | None = None) -> GpqaReading:
+    """The last committed answer letter in a response, or None (no answer, hedged or ambiguous)."""
+    text, think_open = committed_text(response)
+    text = _normalise(text)
+    letters = tuple(letters)
+    bare_line, bare_whole = _bare_patterns(letters)
+    valid = {c.upper() for c in letters}
+    if options is not None and len(options) != len(letters):
+        options = None
 
     best, rejected = _scan(text, bare_line, valid)
+    if best is None and rejected is None:
+        # A response that is only a letter ("c", "(B) ethyl acetate"), when nothing else states one.
+        whole = bare_whole.fullmatch(text.strip())
+        if whole:
+            return GpqaReading(whole.group("letter").upper(), "bare")
     if rejected and (best is None or rejected[0] > best[0]):
         # The last committed letter is outside the choice set: no valid answer, not an earlier one.
         return GpqaReading(None, None, f"letter {rejected[1]} is not a choice")
     if best is None:
+        letter = _read_option_text(text, lower_same_length(text), letters, options) if options else None
+        if letter:
+            return GpqaReading(letter, "option text")
         return GpqaReading(None, None, "think block not closed" if think_open else None)
     start, end, letter, via = best
     if retracted_after(text, end):
         return GpqaReading(None, None, f"answer {letter} retracted afterwards")
+    other = _hedged_with(text, start, letter, valid)
+    if other:
+        return GpqaReading(None, None, f"hedged between {letter} and {other}")
+    if _CONDITION_OPENS_RE.match(sentence_before(text, start)) and _CONDITION_AFTER_RE.match(text, end):
+        # "If X, the answer is C; if Y, it is B": one answer per condition, none committed.
+        return GpqaReading(None, None, f"answer {letter} holds only under a condition with an alternative")
+    if options:
+        quoted = _conflict(text, start, letter, letters, options)
+        if quoted:
+            return GpqaReading(None, None, f"letter {letter} is given with the text of option {quoted}",
+                               ambiguous=(letter, quoted))
     return GpqaReading(letter, via)

@@ -6,6 +6,7 @@ from typing import Any
 from records import GenerationRecord
 from judges.base import Judge, JudgeError, Verdict
 from judges.rules import aime, gpqa
+from judges.rules.gpqa_options import options_for_record
 
 
 class RulesJudge(Judge):
@@ -13,7 +14,7 @@ class RulesJudge(Judge):
 
     # Bump with aime.PARSER_VERSION / gpqa.PARSER_VERSION whenever a change can flip a golden verdict:
     # grades/<judge_id>/ of older runs then stays as it was instead of mixing two parsers.
-    judge_id = "rules-v1"
+    judge_id = "rules-v2"
     tasks = ("aime", "gpqa")
 
     @classmethod
@@ -57,7 +58,13 @@ class RulesJudge(Judge):
         if gold not in letters:
             return Verdict(None, None, "judge_error",
                            {"error": f"GPQA target {record.target!r} is not one of {', '.join(letters)}"})
-        reading = gpqa.read_letter(record.response or "", letters)
+        # The option texts let a response that names its choice only in words be read, and expose a
+        # letter quoted with another option's text; old records without meta["choices"] use the prompt.
+        options = options_for_record(record.meta, record.messages, letters)
+        reading = gpqa.read_letter(record.response or "", letters, options)
+        if reading.ambiguous:
+            stated, quoted = reading.ambiguous
+            return Verdict(False, None, "ambiguous", {"reason": reading.note, "letter": stated, "quoted_option": quoted})
         if reading.letter is None:
             return Verdict(False, None, "no_answer", {"note": reading.note} if reading.note else {})
         return Verdict(reading.letter == gold, reading.letter, "graded", {"via": reading.via})

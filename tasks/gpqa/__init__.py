@@ -62,5 +62,7 @@ class GpqaTask(Task):
         choices = [(LETTERS[pos], answers[src]) for pos, src in enumerate(order)]
         gold = LETTERS[order.index(0)]
         text = self.template("prompt.jinja").render(question=item.fields["question"], choices=choices, letters=LETTERS)
-        meta = {"permutation": order, "gold_letter": gold, "letters": "".join(LETTERS)}
+        # The shown option texts let a judge read an answer given in words (judges/rules/gpqa_options.py).
+        meta = {"permutation": order, "gold_letter": gold, "letters": "".join(LETTERS),
+                "choices": [choice for _, choice in choices]}
         return Prompt(messages=[{"role": "user", "content": text.rstrip()}], target=gold, meta=meta)

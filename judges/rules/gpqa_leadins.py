@@ -1,0 +1,246 @@
+"""GPQA answers stated without an "answer" keyword: after a lead-in ("the correct product is:"), as a
+label line, or as a parenthesised letter after the option text ("... but-2-enal (Option C)")."""
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+
+# A copula or colon that can introduce the chosen option ("The process taking place is:", "... is **C. x**").
+_COLON_RE = re.compile(":")
+_LEAD_WORDS = ("is", "are", "was", "be", "remains", "es", "est", "ist", "lautet")
+# What may stand between a lead-in and the letter: bold, up to three line breaks, a bullet, wrappers.
+_LABEL_AT_RE = re.compile(
+    r"[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*(?P<nl>(?:\n[ \t>]*){0,3})(?:[-+•][ \t]+)?"
+    r"(?P<wrap>(?:\*\*|__|\$|\\boxed\{|\\textbf\{|\\text\{|[(\[«“])*)[ \t]*"
+    r"(?:(?:option|choice|Option|Choice)[ \t]+)?\(?(?P<letter>[A-Z])"
+    r"(?P<label>\)?(?:\*\*|__)?[ \t]*(?:[.):]|[-–—](?=[ \t])|(?=[ \t]*(?:\*\*|__)?[ \t]*$))|\)|\*\*|__|\}|»|”)",
+    re.MULTILINE,
+)
+# A line that labels one option: "C. text", "**C) text**", "- (C): text".
+LABEL_LINE_RE = re.compile(
+    r"^[ \t>]*(?P<bullet>[-+•*][ \t]+)?(?P<bold>\*\*|__)?[ \t]*(?P<paren>\()?(?P<letter>[A-Z])(?P<punct>\)|\.|:)"
+    r"(?:\*\*|__)?[ \t]+\S[^\n]*$",
+    re.MULTILINE,
+)
+# Words that show a sentence commits to a choice, and words that show it does not.
+_COMMIT_RE = re.compile(
+    r"\b(?:answer|correct|right|best|closest|final|finally|likely|plausible|appropriate|therefore|thus|hence|so|"
+    r"overall|conclusion|conclude|product|choice|option|pick|verdict|selection|match(?:es)?|consistent|corresponds?|respuesta|réponse|antwort|"
+    r"donc|daher|also|por\s+lo\s+tanto)\b",
+    re.IGNORECASE,
+)
+_NEGATION_RE = re.compile(
+    r"\b(?:not|never|unlikely|incorrect|wrong|if|whether|unless|rather|instead|unlike|except|nor|ruled?|eliminate[sd]?)\b|n't|n’t",
+    re.IGNORECASE,
+)
+# A parenthesised letter closing a statement: "... but-2-enal (Option C)." / "... methyl acetate (A)."
+_PAREN_LETTER_RE = re.compile(
+    r"(?:(?P<paren>\()(?:(?:option|choice|Option|Choice)\s+)?"
+    r"|[,;—–-][ \t]*(?:which[ \t]+is[ \t]+|i\.e\.,?[ \t]+)?(?:option|choice|Option|Choice)[ \t]+)"
+    r"(?P<letter>[A-Z])(?(paren)\))(?=[ \t*_]*(?:[.!;]|$))", re.MULTILINE)
+# "This matches option A", "corresponds to option B", "I'll go with C": tried only where a verb was found.
+_VERBS = ("match", "correspond", "consistent", "go with", "going with", "choos", "select", "pick", "settle",
+          "i.e.", "namely", "which is", "that is")
+_VERB_OPTION_RE = re.compile(
+    r"(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
+    r"pick(?:ing)?|settle\s+on|i\.e\.,?|namely|which\s+is|that\s+is)\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
+    r"(?:(?:option|choice)\s+)?[*_(\[]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
+    re.IGNORECASE,
+)
+# "A is right", "Option C is the answer", "so, (C) it is": the letter first, then the verdict on it, read
+# backwards from the verdict word. The letter must open its clause, so "Vitamin A is the correct cofactor"
+# and "Hepatitis B is the most likely diagnosis" are not answers.
+_VERDICTS = ("correct", "right", "best", "likely", "plausible", "answer", "it is")
+_VERDICT_AT_RE = re.compile(
+    r"(?:(?:correct|right|best|likely|plausible)\b(?:\s+(?:answer|option|choice|one))?|answer\b)"
+    r"(?!\s+(?:only|if|when|unless|under|for|in)\b)")
+_LETTER_IS_RE = re.compile(
+    r"(?P<lead>(?:[Oo]ption|[Cc]hoice)\s+)?\(?(?P<letter>[A-Z])\)?(?:\*\*|__)?\s+is\s+(?:the\s+)?(?:most\s+)?$")
+_SO_LETTER_RE = re.compile(r"\b(?i:so|then|thus)[,\s]+\(?(?P<letter>[A-Z])\)?\s+$")
+_CLAUSE_OPENERS_RE = re.compile(r"(?:^|[.!?:;,>]\s+|[\n(*]|\b(?i:so|thus|hence|therefore|clearly|overall)\s+)$")
+_OPTION_WORD_RE = re.compile(r"(?:option|choice)\s+[*_(\[]*[A-Za-z](?![A-Za-z0-9])$", re.IGNORECASE)
+_CHOOSER_RE = re.compile(r"(?:\bi(?:'ll|’ll| will| would)?|\bwe(?:'ll| will)?|let's|let’s|\bso|\bthus|\btherefore)\s+$",
+                         re.IGNORECASE)
+_SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
+_SPACES_RE = re.compile(r"\s*")
+_REACH = 80  # how far before its letter a lead-in phrase may begin
+Candidate = tuple[int, int, str, str]  # (letter position, end of the phrase, letter, how it was found)
+LIST_WINDOW_LINES = 6  # a label line with another letter this close means a list of options, not a choice
+LIST_WINDOW_CHARS = 3000  # and no farther than this, so each check costs a bounded amount
+
+
+def _shape(m: re.Match) -> tuple[bool, bool, bool, str]:
+    """How a label line is written: bullet, bold, opening parenthesis, closing mark."""
+    return bool(m.group("bullet")), bool(m.group("bold")), bool(m.group("paren")), m.group("punct")
+
+
+def sentence_before(text: str, pos: int, limit: int = 300) -> str:
+    """The sentence (or line) that ends at pos, at most limit characters of it."""
+    start = max(0, pos - limit)
+    last = None
+    for last in _SENTENCE_END_RE.finditer(text, start, pos):
+        pass
+    return text[last.end() if last else start:pos]
+
+
+def negated(sentence: str) -> bool:
+    """A sentence that negates or conditions what it says ("not", "if", "rather than", "instead")."""
+    return _NEGATION_RE.search(sentence) is not None
+
+
+def commits(sentence: str) -> bool:
+    """A sentence that states a choice: a commitment word and no negation or condition."""
+    return _COMMIT_RE.search(sentence) is not None and _NEGATION_RE.search(sentence) is None
+
+
+class LabelLines:
+    """Every option-label line of a text, so list checks are a bisect, not a rescan."""
+
+    def __init__(self, text: str, start: int = 0) -> None:
+        self.text = text
+        self.starts: list[int] = []
+        self.letters: list[str] = []
+        self.shapes: list[tuple[bool, bool, bool, str]] = []
+        for m in LABEL_LINE_RE.finditer(text, max(0, start - LIST_WINDOW_CHARS)):
+            self.starts.append(m.start())
+            self.letters.append(m.group("letter"))
+            self.shapes.append(_shape(m))
+
+    def in_list(self, pos: int, letter: str, before: bool = True) -> bool:
+        """Whether the label at pos belongs to a list of options rather than stating one.
+
+        A list: the very next line labels another letter, or another letter's label written the same
+        way ("**B. x**" after "**A. x**") follows within a few lines. A differently written list after
+        an answer ("C. x" then "- (A) x: wrong") is the explanation, not part of the answer.
+        """
+        m = LABEL_LINE_RE.match(self.text, self.text.rfind("\n", max(0, pos - LIST_WINDOW_CHARS), pos) + 1)
+        shape = _shape(m) if m else None
+        i = bisect.bisect_right(self.starts, pos)
+        for j in range(i, min(len(self.starts), i + 3)):
+            if self.starts[j] - pos > LIST_WINDOW_CHARS or self.text.count("\n", pos, self.starts[j]) > LIST_WINDOW_LINES:
+                break
+            next_line = self.text.find("\n", pos, self.starts[j])
+            adjacent = next_line >= 0 and not self.text[next_line:self.starts[j]].strip()
+            if self.letters[j] != letter and (adjacent or self.shapes[j] == shape):
+                return True
+        if before:
+            line_start = self.text.rfind("\n", max(0, pos - LIST_WINDOW_CHARS), pos) + 1
+            k = bisect.bisect_left(self.starts, line_start) - 1
+            for j in range(k, max(-1, k - 3), -1):
+                if line_start - self.starts[j] > LIST_WINDOW_CHARS or \
+                        self.text.count("\n", self.starts[j], line_start) > LIST_WINDOW_LINES:
+                    break
+                if self.letters[j] != letter:
+                    return True
+        return False
+
+
+def _is_word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def _word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = False) -> list[tuple[int, int]]:
+    """Where each word occurs at a word start (and end, if whole): one C-speed find loop per word.
+
+    Far faster than one regex alternation scanned over the text, which Python's re tries at every position.
+    """
+    spans = []
+    for word in words:
+        n = len(word)
+        p = low.find(word, start)
+        while p >= 0:
+            if (p == 0 or not _is_word_char(low[p - 1])) and not (whole and _is_word_char(low[p + n:p + n + 1])):
+                spans.append((p, p + n))
+            p = low.find(word, p + 1)
+    return spans
+
+
+# Each rule below yields its candidates from the end of the text backwards, so the reader takes only the
+# first (the last in the text) and a long response costs one pass, not one check per occurrence.
+
+
+def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start: int = 0) -> Iterator[Candidate]:
+    """Letters right after a lead-in: on the next line ("... is:\\n\\nC. text") or after a committing phrase.
+
+    Only letters from start on are wanted (an earlier one cannot be the last answer); a lead-in may
+    begin a little before start.
+    """
+    start = max(0, start - _REACH)
+    colons = [(m.start(), m.end()) for m in _COLON_RE.finditer(low, start)]
+    for lead_start, lead_end in sorted(_word_spans(low, _LEAD_WORDS, start, whole=True) + colons, reverse=True):
+        m = _LABEL_AT_RE.match(text, lead_end)
+        if not m or m.group("letter") not in valid:
+            continue
+        if m.group("nl"):
+            # The lead-in ends its line: the next line states the choice, unless it opens a list of options.
+            if labels.in_list(m.start("letter"), m.group("letter"), before=False):
+                continue
+            yield m.start("letter"), m.end(), m.group("letter"), "lead-in line"
+            continue
+        if not commits(sentence_before(text, lead_start)):
+            continue
+        if labels.in_list(m.start("letter"), m.group("letter"), before=False):
+            continue
+        yield m.start("letter"), m.end(), m.group("letter"), "lead-in"
+
+
+def verb_phrases(text: str, low: str, valid: set[str], start: int = 0) -> Iterator[Candidate]:
+    """"This matches option A", "corresponds to option B", "I'll go with C"."""
+    for p, _ in sorted(_word_spans(low, _VERBS, max(0, start - _REACH)), reverse=True):
+        m = _VERB_OPTION_RE.match(text, p)
+        if not m:
+            continue
+        letter = m.group("letter")
+        if letter not in valid and not (letter.upper() in valid and _OPTION_WORD_RE.search(text, m.start(), m.end())):
+            continue
+        verb = m.group().split(None, 1)[0].lower()
+        if verb in ("choose", "choosing", "select", "selecting", "pick", "picking", "go", "going", "settle"):
+            if not _CHOOSER_RE.search(text, max(0, m.start() - 20), m.start()):
+                continue  # "choose A if ..." in an instruction, not the model's choice
+        elif not _OPTION_WORD_RE.search(text, m.start(), m.end()) and verb not in ("match", "matches", "matched"):
+            continue  # "which is C" without the word option is too loose
+        if negated(sentence_before(text, m.start("letter"))):
+            continue
+        yield m.start("letter"), m.end(), letter.upper(), "option phrase"
+
+
+def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0) -> Iterator[Candidate]:
+    """"A is right", "Option C is the answer", "so, (C) it is"."""
+    for p, _ in sorted(_word_spans(low, _VERDICTS, start), reverse=True):
+        if low.startswith("it is", p):
+            before = _SO_LETTER_RE.search(text, max(0, p - 20), p)
+        elif _VERDICT_AT_RE.match(low, p):
+            before = _LETTER_IS_RE.search(text, max(0, p - 40), p)
+            if before and not before.group("lead") and not _CLAUSE_OPENERS_RE.search(
+                    text, max(0, before.start() - 12), before.start()):
+                continue
+        else:
+            continue
+        if before and before.group("letter") in valid and not negated(sentence_before(text, before.start("letter"))):
+            yield before.start("letter"), p, before.group("letter"), "letter verdict"
+
+
+def parenthesised(text: str, low: str, valid: set[str], start: int = 0) -> Iterator[Candidate]:
+    """"... is X (Option C)." in a committing sentence, or a line that is only "**X (C)**"."""
+    for m in reversed(list(_PAREN_LETTER_RE.finditer(text, max(0, start - _REACH)))):
+        if m.group("letter") not in valid:
+            continue
+        before = sentence_before(text, m.start())
+        line = before.lstrip(" \t")
+        if before.strip(" \t*_") and (commits(before) or line.startswith(("**", "__")) and "\n" not in before):
+            yield m.start("letter"), m.end(), m.group("letter"), "parenthesised"
+
+
+def label_lines(text: str, valid: set[str], labels: LabelLines) -> Iterator[Candidate]:
+    """A label line standing alone: the response's first line, or a whole bold line, that opens no list."""
+    first = _SPACES_RE.match(text).end()
+    for start, letter in zip(reversed(labels.starts), reversed(labels.letters)):
+        if letter not in valid:
+            continue
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        line = text[start:line_end].strip()
+        bold_whole = line.startswith(("**", "__")) and line.endswith(("**", "__"))
+        if (start == first or bold_whole) and not labels.in_list(start, letter):
+            yield text.find(letter, start), line_end, letter, "label line"

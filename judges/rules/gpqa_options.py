@@ -1,0 +1,112 @@
+"""GPQA option texts: compare what a response quotes with the four options of its sample."""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+# LaTeX and markdown that decorate an option without changing it.
+_DECOR_RE = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mathit|operatorname|emph)\b|\\[,;:! ]|[$*_`~{}]|\\[()\[\]]")
+# Multiplication signs written in several ways ("3.9 x 10^5", "3.9 \times 10^5", "3.9*10^5").
+_TIMES_RE = re.compile(r"\\times\b|\\cdot\b|[×·⋅]")
+_HBAR_RE = re.compile(r"\\hbar\b")
+_ARROW_RE = re.compile(r"\\(?:rightarrow|to|longrightarrow)\b|→")
+# Tokens: a run of letters, a run of digits, or one other visible character; spaces only separate.
+_TOKEN_RE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
+# A prompt line as tasks/gpqa/prompt.jinja renders it: "C) option text".
+_PROMPT_CHOICE_RE = re.compile(r"^([A-Z])\) (.+)$", re.MULTILINE)
+# Longest span of a response compared with the options; a final statement is short.
+MAX_SEGMENT_CHARS = 600
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    """Case-, whitespace- and decoration-insensitive tokens of an option or a quoted answer."""
+    text = _HBAR_RE.sub("ħ", _ARROW_RE.sub(" -> ", _TIMES_RE.sub(" x ", text[:MAX_SEGMENT_CHARS])))
+    text = _DECOR_RE.sub(" ", text)
+    text = text.replace("\u00a0", " ").replace("\u202f", " ").replace("−", "-").replace("–", "-")
+    return tuple(_TOKEN_RE.findall(text.lower()))
+
+
+def _strip_tail(seg: tuple[str, ...]) -> tuple[str, ...]:
+    while seg and seg[-1] in (".", ",", ";", ":", "!", ")", "]"):
+        seg = seg[:-1]
+    return seg
+
+
+def _find(seg: tuple[str, ...], opt: tuple[str, ...]) -> int:
+    """Start of the first contiguous occurrence of opt in seg, or -1."""
+    n = len(opt)
+    for i in range(len(seg) - n + 1):
+        if seg[i:i + n] == opt:
+            return i
+    return -1
+
+
+def option_starting(segment: str, options: Sequence[str]) -> int | None:
+    """The option whose whole text begins the segment ("D. 4 peaks" quotes option "4 peaks"); the longest wins."""
+    seg = tokens(segment)
+    best: tuple[int, int] | None = None
+    for i, opt in enumerate(options):
+        t = _strip_tail(tokens(opt))
+        if t and seg[:len(t)] == t and (best is None or len(t) > best[1]):
+            best = (i, len(t))
+    return best[0] if best else None
+
+
+def quotes_own_option(segment: str, option: str) -> bool:
+    """Whether a letter's quoted text agrees with its own option (whole, or an abbreviation of it)."""
+    seg, opt = _strip_tail(tokens(segment)), _strip_tail(tokens(option))
+    if not seg or not opt:
+        return True
+    return seg[:len(opt)] == opt or opt[:len(seg)] == seg
+
+
+def options_named(segment: str, options: Sequence[str]) -> set[int]:
+    """The options whose text the segment states.
+
+    Options contained in a longer matched option ("benzene" in "benzene and toluene") do not count
+    separately; a short option (one or two tokens, such as "4") must open the segment, so a number
+    inside a sentence is not read as that option.
+    """
+    seg = _strip_tail(tokens(segment))
+    spans: list[tuple[int, int, int]] = []  # (start, end, option index)
+    for i, opt in enumerate(options):
+        t = _strip_tail(tokens(opt))
+        if not t:
+            continue
+        short = len(t) <= 2 and sum(len(x) for x in t) <= 4
+        if short:
+            if seg == t or (seg[:len(t)] == t and len(seg) <= len(t) + 3):
+                spans.append((0, len(t), i))
+            continue
+        at = _find(seg, t)
+        if at >= 0:
+            spans.append((at, at + len(t), i))
+    return {i for s, e, i in spans
+            if not any(o0 <= s and e <= o1 and o1 - o0 > e - s for o0, o1, _ in spans)}
+
+
+def option_in_text(segment: str, options: Sequence[str]) -> int | None:
+    """The one option whose text the segment states, or None when none or several do."""
+    named = options_named(segment, options)
+    return named.pop() if len(named) == 1 else None
+
+
+def options_for_record(meta: dict[str, Any] | None, messages: Sequence[dict[str, Any]] | None,
+                       letters: Sequence[str]) -> list[str] | None:
+    """The sample's option texts in letter order: from meta["choices"], else read back from the prompt.
+
+    Records written before the choices were stored still carry the rendered prompt, whose
+    "A) ..." lines give the same texts.
+    """
+    choices = (meta or {}).get("choices")
+    if isinstance(choices, list) and len(choices) == len(letters) and all(isinstance(c, str) for c in choices):
+        return list(choices)
+    for message in reversed(list(messages or [])):
+        if not isinstance(message, dict) or message.get("role") != "user" or not isinstance(message.get("content"), str):
+            continue
+        content = message["content"]
+        found = dict((m.group(1), m.group(2).strip()) for m in _PROMPT_CHOICE_RE.finditer(content))
+        if all(letter in found for letter in letters):
+            return [found[letter] for letter in letters]
+    return None
