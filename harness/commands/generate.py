@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from engine import ENGINES, EngineOptions, SamplingParams, create_engine
-from harness.commands.native_flags import add_int4_argument, add_nextn_argument, native_extra
+from harness.commands.native_flags import (add_int4_argument, add_nextn_argument, add_parallel_arguments,
+                                           native_extra, run_tp_worker)
 from harness.generate import GenerateConfig, describe_result, load_items, resolve_data_path, run_generation
 from tasks import TASKS, get_task
 
@@ -49,11 +50,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kv-cache-gib", type=float, help="native engine: KV cache memory budget")
     add_int4_argument(p, "native engine: ")
     add_nextn_argument(p, "native engine: ")
+    add_parallel_arguments(p, "native engine: ")
     p.add_argument("--force", action="store_true", help="start a new run even if --out holds a different one")
     p.add_argument("--no-progress", action="store_true")
 
 
 def run(args: argparse.Namespace) -> int:
+    if (code := run_tp_worker(args)) is not None:
+        return code
     task_options = {"subset": args.subset} if args.subset else {}
     task = get_task(args.task, **task_options)
     data_path, is_demo = resolve_data_path(task, args.data)
