@@ -11,7 +11,8 @@ from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOpti
 from engine.native.llm_engine import LLMEngine, LogitsProcessor, RequestOutput
 
 # EngineOptions.extra keys passed through to LLMEngine.
-_EXTRA_KEYS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching", "max_prefill_chunk", "int4")
+_EXTRA_KEYS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching", "max_prefill_chunk", "int4",
+               "tp", "dist_timeout_s")
 
 
 def _text_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -185,3 +186,5 @@ class NativeEngine(Engine):
     async def aclose(self) -> None:
         self._closed = True
         await asyncio.get_running_loop().run_in_executor(None, self._thread.join, 5.0)
+        if not self._thread.is_alive():  # collectives (tensor parallel) only from one thread at a time
+            self.engine.close()

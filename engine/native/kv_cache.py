@@ -37,6 +37,10 @@ class KVCache:
         once per step, before the forward reads them."""
         self._to_zero.extend(block_ids)
 
+    def pending_zeroes(self) -> list[int]:
+        """Blocks queued for zeroing and not yet zeroed (tensor-parallel rank 0 sends them to the other ranks)."""
+        return list(self._to_zero)
+
     def flush_zeroes(self) -> None:
         if not self._to_zero:
             return

@@ -23,7 +23,8 @@ class ModelRunner:
         return bt[pos // bs] * bs + pos % bs
 
     def prepare(self, seqs: list[Sequence], counts: list[int]) -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata, list[int]]:
-        """Decode rows (one new token) go first, then prefill chunks; returns rows whose logits to sample."""
+        """Decode rows (one new token) go first, then prefill chunks; returns rows whose logits to sample.
+        Everything is built on the CPU (forward() moves it), so a tensor-parallel rank 0 can send it as is."""
         order = sorted(range(len(seqs)), key=lambda i: counts[i] != 1)
         dec = [i for i in order if counts[i] == 1]
         pre = [i for i in order if counts[i] != 1]
@@ -50,7 +51,7 @@ class ModelRunner:
             slots = (bt[:, p // bs] * bs + p % bs).masked_fill_(~valid, 0)  # [Bd, L]
             attn.decode_slots = slots
             attn.decode_mask = valid[:, None, None, :]
-            attn.decode_blocks, attn.block_size, attn.workspace = bt, bs, self.workspace
+            attn.decode_blocks, attn.block_size = bt, bs
             slot_parts.append(slots.gather(1, (ctx - 1)[:, None]).squeeze(1))
         row = len(dec)
         for i in pre:
@@ -67,10 +68,8 @@ class ModelRunner:
             slot_parts.append(ctx_slots[start:])
             row += n
         attn.slot_mapping = torch.cat(slot_parts) if len(slot_parts) > 1 else slot_parts[0]
-        if self.device.type != "cpu":
-            attn = _to_device(attn, self.device)
-        input_ids = torch.tensor(ids, dtype=torch.long, device=self.device)
-        pos_t = torch.tensor(positions, dtype=torch.long, device=self.device)
+        input_ids = torch.tensor(ids, dtype=torch.long)
+        pos_t = torch.tensor(positions, dtype=torch.long)
         # Map sampled rows back to the caller's sequence order.
         row_of = {}
         r = 0
@@ -84,18 +83,12 @@ class ModelRunner:
                 row_of[i] = r - 1
         return input_ids, pos_t, attn, [row_of.get(i, -1) for i in range(len(seqs))]
 
-    @torch.inference_mode()
     def run(self, seqs: list[Sequence], counts: list[int]) -> tuple[torch.Tensor | None, list[int]]:
         """Forward one step; returns float32 logits for sequences that finished their prompt/decode (row order
         given by the returned index list, -1 for sequences mid-prefill)."""
         input_ids, positions, attn, rows = self.prepare(seqs, counts)
-        self.kv.flush_zeroes()
-        hidden = self.model(input_ids, positions, attn)
         want = [r for r in rows if r >= 0]
-        if not want:
-            return None, rows
-        idx = torch.tensor(want, dtype=torch.long, device=hidden.device)
-        logits = self.model.compute_logits(hidden.index_select(0, idx)).float().cpu()
+        logits = self.forward(input_ids, positions, attn, want)
         # rows[i] becomes the index into `logits` for sequence i.
         out, k = [], 0
         for r in rows:
@@ -105,6 +98,21 @@ class ModelRunner:
             else:
                 out.append(-1)
         return logits, out
+
+    @torch.inference_mode()
+    def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata,
+                want: list[int]) -> torch.Tensor | None:
+        """One forward over prepared (CPU) inputs; float32 logits of the rows in `want`, None when there are none."""
+        if self.device.type != "cpu":
+            attn = _to_device(attn, self.device)
+            input_ids, positions = input_ids.to(self.device), positions.to(self.device)
+        attn.workspace = self.workspace if attn.decode_blocks is not None else None
+        self.kv.flush_zeroes()
+        hidden = self.model(input_ids, positions, attn)
+        if not want:
+            return None
+        idx = torch.tensor(want, dtype=torch.long, device=hidden.device)
+        return self.model.compute_logits(hidden.index_select(0, idx)).float().cpu()
 
 
 def _to_device(attn: AttentionMetadata, device: torch.device) -> AttentionMetadata:

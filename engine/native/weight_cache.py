@@ -40,19 +40,28 @@ class LoadedWeights:
     from_cache: bool
 
 
+def cache_folder(model: ResolvedModel, dtype: torch.dtype) -> Path:
+    """Where the converted form of `model` in `dtype` lives (it may not exist yet)."""
+    return cache_root() / _key(model, dtype)
+
+
+def read_cached(folder: Path, read_tensors) -> LoadedWeights:
+    """A cache entry's config and tokenizer, with tensors from read_tensors(safetensors path)."""
+    meta = json.loads((folder / "meta.json").read_text())
+    return LoadedWeights(config=ModelConfig(**{**meta["config"], "eos_token_ids": tuple(meta["config"]["eos_token_ids"])}),
+                         tensors=read_tensors(folder / "model.safetensors"),
+                         tokenizer_json=(folder / "tokenizer.json").read_text(),
+                         chat_template=meta["chat_template"], special_tokens=meta["special_tokens"],
+                         sha256=meta["sha256"], from_cache=True)
+
+
 def load_weights(model: ResolvedModel, dtype: torch.dtype) -> LoadedWeights:
     """Return weights in `dtype`, from the cache when present, else converted and cached."""
     from safetensors.torch import load_file, save_file
-    folder = cache_root() / _key(model, dtype)
-    meta_path = folder / "meta.json"
-    if meta_path.is_file():
+    folder = cache_folder(model, dtype)
+    if (folder / "meta.json").is_file():
         try:
-            meta = json.loads(meta_path.read_text())
-            tensors = load_file(str(folder / "model.safetensors"))
-            return LoadedWeights(config=ModelConfig(**{**meta["config"], "eos_token_ids": tuple(meta["config"]["eos_token_ids"])}),
-                                 tensors=tensors, tokenizer_json=(folder / "tokenizer.json").read_text(),
-                                 chat_template=meta["chat_template"], special_tokens=meta["special_tokens"],
-                                 sha256=meta["sha256"], from_cache=True)
+            return read_cached(folder, lambda path: load_file(str(path)))
         except (OSError, ValueError, KeyError, TypeError):
             shutil.rmtree(folder, ignore_errors=True)  # a torn or stale cache entry is rebuilt
     loaded = _convert(model, dtype)

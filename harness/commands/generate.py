@@ -9,7 +9,8 @@ from pathlib import Path
 from engine import ENGINES, EngineOptions, SamplingParams, create_engine
 from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.commands.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
-from harness.commands.native_flags import add_int4_argument, add_nextn_argument, native_extra
+from harness.commands.native_flags import (add_int4_argument, add_nextn_argument, add_parallel_arguments,
+                                           native_extra, run_tp_worker)
 from harness.generate import (GenerateConfig, claim_run_dir, describe_result, limit_items, resolve_data_path,
                               run_generation)
 from tasks import TASKS, get_task
@@ -67,6 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kv-cache-gib", type=positive_float, help="native engine: KV cache memory budget")
     add_int4_argument(p, "native engine: ")
     add_nextn_argument(p, "native engine: ")
+    add_parallel_arguments(p, "native engine: ")
     p.add_argument("--force", action="store_true",
                    help="start a new run even if --out holds a different run (moved aside) or other files")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: shown on stderr)")
@@ -79,6 +81,8 @@ def request_param_extra(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    if (code := run_tp_worker(args)) is not None:
+        return code
     task_options = {"subset": args.subset} if args.subset else {}
     if args.hle_prompt:
         if args.task != "hle":

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 
 def add_int4_argument(p: argparse.ArgumentParser, prefix: str = "") -> None:
@@ -16,9 +17,31 @@ def add_nextn_argument(p: argparse.ArgumentParser, prefix: str = "") -> None:
                         "with MTP modules; default 0 = off)")
 
 
+def add_parallel_arguments(p: argparse.ArgumentParser, prefix: str = "") -> None:
+    p.add_argument("--tp", type=int, default=1,
+                   help=f"{prefix}tensor-parallel ranks (Llama-family models); launch with "
+                        "`torchrun --nproc-per-node N -m harness ... --tp N` (default: 1)")
+    p.add_argument("--dist-timeout", type=float, default=300.0,
+                   help=f"{prefix}seconds a collective may wait for a peer before the ranks stop with an error "
+                        "(default: %(default)s)")
+
+
 def native_extra(args: argparse.Namespace) -> dict:
-    """`--int4` and `--nextn` -> EngineOptions.extra entries (nothing for the defaults)."""
+    """`--int4`, `--nextn` and `--tp` -> EngineOptions.extra entries (nothing for the defaults)."""
     extra: dict = {} if args.int4 == "auto" else {"int4": args.int4 == "on"}
     if args.nextn:
         extra["nextn"] = args.nextn
+    if getattr(args, "tp", 1) != 1:
+        if args.tp < 1:
+            raise ValueError(f"--tp must be >= 1, got {args.tp}")
+        extra["tp"], extra["dist_timeout_s"] = args.tp, args.dist_timeout
     return extra
+
+
+def run_tp_worker(args: argparse.Namespace) -> int | None:
+    """Under torchrun with --tp N, ranks other than 0 only run model shards for rank 0 and write nothing;
+    returns their exit code, or None on rank 0 (and without --tp)."""
+    if getattr(args, "tp", 1) <= 1 or int(os.environ.get("RANK", "0")) == 0:
+        return None
+    from engine.native.tensor_parallel import run_worker
+    return run_worker(device=args.device, threads=args.threads, timeout_s=args.dist_timeout)

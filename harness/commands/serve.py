@@ -7,7 +7,8 @@ import os
 import sys
 
 from engine.base import EngineError, EngineOptions
-from harness.commands.native_flags import add_int4_argument, add_nextn_argument, native_extra
+from harness.commands.native_flags import (add_int4_argument, add_nextn_argument, add_parallel_arguments,
+                                           native_extra, run_tp_worker)
 
 HELP = "serve the built-in engine over the OpenAI API (/v1/chat/completions, /v1/completions, /metrics)"
 EXAMPLES = """\
@@ -50,6 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-prefix-caching", action="store_true", help="turn the prefix cache off (default: on)")
     add_int4_argument(p)
     add_nextn_argument(p)
+    add_parallel_arguments(p)
 
 
 def _is_loopback(host: str) -> bool:
@@ -78,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
     from engine.server import ServerSettings, run_server
     from engine.server.native import ServingNativeEngine
 
+    if (code := run_tp_worker(args)) is not None:  # only rank 0 serves HTTP
+        return code
     api_key = None
     if args.api_key_env:
         api_key = os.environ.get(args.api_key_env)

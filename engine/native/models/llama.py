@@ -1,6 +1,9 @@
 """Llama-family decoder (Llama, SmolLM2, Qwen2 with q/k/v biases): RMSNorm, RoPE, GQA, SwiGLU."""
 from __future__ import annotations
 
+import dataclasses
+from typing import Callable
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -35,6 +38,7 @@ class LlamaLayer(nn.Module):
         self.post_norm = nn.Parameter(w["post_norm"], False)
         self.kv_cache: torch.Tensor | None = None  # [2 * kv_heads, slots, head_dim]
         self.int4: dict[str, int4_weights.Int4Linear] = {}  # 4-bit forms of the matrices, for steps of few rows
+        self.tp = None  # a ParallelGroup when this layer holds one tensor-parallel shard
 
     def _linear(self, x: torch.Tensor, name: str, bias: torch.Tensor | None = None) -> torch.Tensor:
         q = self.int4.get(name) if x.shape[0] <= int4_weights.MAX_ROWS else None
@@ -55,11 +59,15 @@ class LlamaLayer(nn.Module):
         q, k = qk[:, : c.num_heads], qk[:, c.num_heads:]
         self.kv_cache.index_copy_(1, attn.slot_mapping, torch.cat((k, v), 1).transpose(0, 1))
         o = paged_attention(q, k, v, self.kv_cache, attn)
-        x = x + self._linear(o, "o_w")
+        x = x + self._reduce(self._linear(o, "o_w"))
         h = F.rms_norm(x, (c.hidden_size,), self.post_norm, c.rms_norm_eps)
         gu = self._linear(h, "gate_up_w")
         g, u = gu.chunk(2, dim=-1)
-        return x + self._linear(F.silu(g) * u, "down_w")
+        return x + self._reduce(self._linear(F.silu(g) * u, "down_w"))
+
+    def _reduce(self, partial: torch.Tensor) -> torch.Tensor:
+        # o and down are row-parallel: each rank holds the columns of its own heads / FFN slice.
+        return partial if self.tp is None else self.tp.all_reduce(partial)
 
 
 class LlamaModel(nn.Module):
@@ -78,6 +86,8 @@ class LlamaModel(nn.Module):
         self.cos: torch.Tensor | None = None
         self.sin: torch.Tensor | None = None
         self.lm_head_fp16: torch.Tensor | None = None  # single-row logits (see enable_int4)
+        self.tp = None  # ParallelGroup under tensor parallelism (vocab-parallel embedding and logits)
+        self.vocab_start, self.vocab_part = 0, config.vocab_size
 
     @classmethod
     def kv_cache_spec(cls, config: ModelConfig) -> KVCacheSpec:
@@ -113,11 +123,72 @@ class LlamaModel(nn.Module):
 
     @classmethod
     def from_weights(cls, config: ModelConfig, tensors: dict[str, torch.Tensor], dtype: torch.dtype,
-                     device: torch.device) -> "LlamaModel":
-        model = cls(config, tensors).to(device=device, dtype=dtype)
+                     device: torch.device, parallel=None) -> "LlamaModel":
+        """`tensors` are the whole model, or with `parallel` (a ParallelGroup) this rank's shard_weights()."""
+        model = cls(config if parallel is None else cls.shard_config(config, parallel.size), tensors)
+        model = model.to(device=device, dtype=dtype)
+        if parallel is not None:
+            model.tp, model.full_vocab = parallel, config.vocab_size
+            model.vocab_start = _vocab_range(config.vocab_size, parallel.rank, parallel.size)[0]
+            model.vocab_part = _vocab_part(config.vocab_size, parallel.size)
+            for layer in model.layers:
+                layer.tp = parallel
         cos, sin = _rope_tables(config, device)
         model.cos, model.sin = cos.to(dtype).unsqueeze(1), sin.to(dtype).unsqueeze(1)
         return model
+
+    # ---- tensor parallelism -------------------------------------------------------------------------
+    @classmethod
+    def shard_config(cls, config: ModelConfig, size: int) -> ModelConfig:
+        """One rank's view: its query heads, the KV heads they read, its slice of the FFN."""
+        hq, hkv, inter = config.num_heads, config.num_kv_heads, config.intermediate_size
+        problems = []
+        if hq % size:
+            problems.append(f"{hq} query heads do not split over {size} ranks")
+        if hkv % size and size % hkv:
+            problems.append(f"{hkv} KV heads neither split over nor replicate evenly to {size} ranks")
+        if inter % size:
+            problems.append(f"the FFN width {inter} does not split over {size} ranks")
+        if problems:
+            raise ValueError(f"--tp {size}: " + "; ".join(problems))
+        return dataclasses.replace(config, num_heads=hq // size, num_kv_heads=max(hkv // size, 1),
+                                   intermediate_size=inter // size)
+
+    @classmethod
+    def shard_weights(cls, config: ModelConfig, get: Callable[[str], object], names: list[str], rank: int,
+                      size: int) -> dict[str, torch.Tensor]:
+        """This rank's slices of the converted tensors. get(name) returns a tensor or a lazy safetensors slice:
+        only the rows/columns named here are read. Column-parallel q/k/v and gate/up (rows of this rank's heads
+        and FFN slice), row-parallel o and down (the matching columns), vocab-parallel embedding and head."""
+        local = cls.shard_config(config, size)
+        d, hq, hkv = config.head_dim, config.num_heads, config.num_kv_heads
+        q0 = rank * local.num_heads
+        # Fewer KV heads than ranks: the ranks of one KV group each keep a copy of that head.
+        k0 = rank * local.num_kv_heads if hkv % size == 0 else q0 // (hq // hkv)
+        nk = local.num_kv_heads
+        i0, ni, inter = rank * local.intermediate_size, local.intermediate_size, config.intermediate_size
+        v0, v1 = _vocab_range(config.vocab_size, rank, size)
+        qkv_rows = [(q0 * d, (q0 + local.num_heads) * d), ((hq + k0) * d, (hq + k0 + nk) * d),
+                    ((hq + hkv + k0) * d, (hq + hkv + k0 + nk) * d)]
+        out: dict[str, torch.Tensor] = {}
+        for name in names:
+            if name.endswith(int4_weights.SUFFIXES):
+                continue  # 4-bit parts are whole-matrix packs; tensor-parallel ranks use the dense shards
+            part = name.rsplit(".", 1)[-1]
+            t = get(name)
+            if name in ("embed", "lm_head"):
+                out[name] = t[v0:v1]
+            elif part in ("qkv_w", "qkv_b"):
+                out[name] = torch.cat([t[a:b] for a, b in qkv_rows])
+            elif part == "gate_up_w":
+                out[name] = torch.cat([t[i0:i0 + ni], t[inter + i0:inter + i0 + ni]])
+            elif part == "o_w":
+                out[name] = t[:, q0 * d:(q0 + local.num_heads) * d]
+            elif part == "down_w":
+                out[name] = t[:, i0:i0 + ni]
+            else:  # norms
+                out[name] = t[:]
+        return {k: v.contiguous() for k, v in out.items()}
 
     def enable_int4(self, tensors: dict[str, torch.Tensor]) -> int:
         """Use the 4-bit forms of the layer matrices that have them (steps of up to int4_weights.MAX_ROWS
@@ -142,8 +213,17 @@ class LlamaModel(nn.Module):
         for layer, (kv, _) in zip(self.layers, caches):
             layer.kv_cache = kv
 
+    def _embed(self, input_ids: torch.Tensor) -> torch.Tensor:
+        if self.tp is None:
+            return F.embedding(input_ids, self.embed)
+        # Vocab-parallel: each rank looks up the ids it holds, zeros elsewhere, and the all-reduce fills in.
+        local = input_ids - self.vocab_start
+        mine = (local >= 0) & (local < self.embed.shape[0])
+        x = F.embedding(local.clamp(0, max(self.embed.shape[0] - 1, 0)), self.embed) * mine[:, None]
+        return self.tp.all_reduce(x)
+
     def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
-        x = F.embedding(input_ids, self.embed)
+        x = self._embed(input_ids)
         cos, sin = self.cos[positions], self.sin[positions]
         for layer in self.layers:
             x = layer(x, cos, sin, attn)
@@ -152,4 +232,18 @@ class LlamaModel(nn.Module):
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         if hidden.shape[0] == 1 and self.lm_head_fp16 is not None:
             return F.linear(hidden.half(), self.lm_head_fp16)
-        return F.linear(hidden, self.lm_head)
+        logits = F.linear(hidden, self.lm_head)
+        if self.tp is None:
+            return logits
+        # Every rank's vocab slice padded to one width, gathered in rank order, the padding cut off.
+        logits = F.pad(logits, (0, self.vocab_part - logits.shape[1]))
+        return self.tp.all_gather_cols(logits)[:, :self.full_vocab]
+
+
+def _vocab_part(vocab: int, size: int) -> int:
+    return -(-vocab // size)
+
+
+def _vocab_range(vocab: int, rank: int, size: int) -> tuple[int, int]:
+    part = _vocab_part(vocab, size)
+    return min(rank * part, vocab), min((rank + 1) * part, vocab)

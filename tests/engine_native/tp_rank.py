@@ -1,0 +1,27 @@
+"""Run under torchrun by the tensor-parallel tests: rank 0 generates greedily and writes what it saw; the other
+ranks serve steps. argv: MODEL OUT_JSON [PROMPT_IDS_JSON]."""
+import json
+import sys
+
+from engine.base import SamplingParams
+from engine.native.llm import LLM
+from engine.native.parallel import launched_ranks
+from engine.native.tensor_parallel import run_worker
+
+rank, world = launched_ranks()
+model, out = sys.argv[1], sys.argv[2]
+prompts = json.loads(sys.argv[3]) if len(sys.argv) > 3 else [[5, 9, 14, 3], [7, 7, 21, 30, 2, 11, 4, 8, 19]]
+if rank != 0:
+    sys.exit(run_worker(device="cpu", threads=1, timeout_s=60))
+llm = LLM(model=model, dtype="float32", threads=1, kv_cache_gib=0.02, tp=world, dist_timeout_s=60)
+outputs = llm.generate(prompts, SamplingParams(max_tokens=12, temperature=0.0))
+# The logits row the sampler sees for the first prompt's next token (a logits processor receives it).
+rows = []
+llm.engine.add_request(prompts[0], SamplingParams(max_tokens=1, temperature=0.0),
+                       logits_processor=lambda out_ids, row: rows.append(row.tolist()))
+while llm.engine.has_unfinished():
+    llm.engine.step()
+llm.engine.close()
+weight_bytes = sum(p.numel() * p.element_size() for p in llm.engine.model.parameters())
+json.dump({"tokens": [o.token_ids for o in outputs], "weight_bytes": weight_bytes,
+           "logits": rows[0]}, open(out, "w"))
