@@ -6,6 +6,8 @@ from typing import Any
 from harness.records import GenerationRecord
 from judges.base import Judge, JudgeError, Verdict
 from judges.rules import aime, gpqa
+from judges.rules.deadline import Deadline, SampleTimeout
+from judges.rules.sympy_pool import WorkerUnavailable
 
 
 class RulesJudge(Judge):
@@ -40,12 +42,16 @@ class RulesJudge(Judge):
         gold = aime.parse_target(record.target)
         if gold is None:
             return Verdict(None, None, "judge_error", {"error": f"AIME target {record.target!r} is not an integer"})
-        reading = aime.read_aime(record.response or "")
+        try:
+            # aime.TIME_LIMIT_S is read per sample, so it can be changed at run time.
+            reading = aime.read_aime(record.response or "", Deadline(aime.TIME_LIMIT_S))
+        except (SampleTimeout, WorkerUnavailable) as exc:
+            return Verdict(None, None, "judge_error", {"error": str(exc)})
         if reading.text is None:
             return Verdict(False, None, "no_answer", {"note": reading.note} if reading.note else {})
         detail: dict[str, Any] = {"via": reading.via}
         if reading.value is None:
-            detail["reason"] = "not an integer"
+            detail["reason"] = reading.reason or "not an integer"
         elif not 0 <= reading.value <= 999:
             detail["reason"] = "outside 0-999"
         correct = reading.value is not None and 0 <= reading.value <= 999 and reading.value == gold
