@@ -85,6 +85,8 @@ def _phrase_answer(text: str, end: int) -> str | None:
         close = inner.find("$" if line[0] == "$" else "\\)")
         span = inner[:close] if close >= 0 else inner
     else:
+        if not _MATH_START_RE.match(line):
+            return None  # checked before the (slower) search for where the span ends
         stop = _SPAN_END_RE.search(line)
         span = line[:stop.start()] if stop else line
     span = span.strip().strip("*_").strip()
@@ -197,11 +199,13 @@ def answer_value(answer: str, deadline: Deadline) -> tuple[int | None, str | Non
     try:
         reply = sympy_pool.request({"integer": clean}, timeout_s=deadline.left())
     except sympy_pool.WorkerTimeout:
-        raise deadline.timeout(f"evaluating {clean!r}") from None
+        raise deadline.timeout(f"evaluating the answer {clean}") from None
     if isinstance(reply.get("integer"), str):
         return int(reply["integer"]), None
     reason = str(reply.get("reason") or "not an integer")
-    return None, reason if reason in ("not an integer", "too large") else f"not evaluated: {reason}"
+    if "too large" in reason:  # exponent, power, factorial or result past the worker's bounds
+        return None, "too large to evaluate"
+    return None, reason if reason == "not an integer" else f"not evaluated: {reason}"
 
 
 def parse_target(target: str) -> int | None:
