@@ -114,7 +114,7 @@ def finditer_from_last(pattern: re.Pattern, text: str, start: int = 0):
 def boxed_from_last(text: str):
     """Boxed answers from the last one backwards, so a caller can stop at the first that counts."""
     for m in finditer_from_last(_BOX_RE, text):
-        yield match_boxed(text, m)
+        yield match_boxed(text, _BOX_RE.match(text, m.start()))  # re-matched: the chunk may cut its spaces
 
 
 def _opens_sentence(text: str, k: int) -> bool:

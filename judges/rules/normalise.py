@@ -8,13 +8,12 @@ from __future__ import annotations
 import re
 
 # \text{25}, \textbf{25}, \mathrm{cm}: the wrapper goes, its content stays.
-WRAPPER_RE = re.compile(r"\\(?:text|textbf|textrm|textit|mathrm|mathbf|mathit|mbox|operatorname|displaystyle)"
-                        r"\s*\{([^{}]*)\}")
-DEGREE_RE = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|°|º")
+_WRAPPER_RE = re.compile(r"\\(?:text|textbf|textrm|textit|mathrm|mathbf|mathit|mbox|operatorname)\s*\{([^{}]*)\}")
+_DEGREE_RE = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|°|º")
 _DELIMITER_RE = re.compile(r"\$|\\\(|\\\)|\\\[|\\\]|\\left(?![A-Za-z])|\\right(?![A-Za-z])|\\displaystyle")
 _SPACING_RE = re.compile(r"\\[,!;: ]|~|\\q?quad(?![A-Za-z])")
-# Thin spaces as typeset by models and editors: THIN SPACE, NARROW NO-BREAK SPACE, NO-BREAK SPACE.
 _WHITESPACE_RE = re.compile(r"\s+")
+# Thin spaces as typeset by models and editors: THIN SPACE, NARROW NO-BREAK SPACE, NO-BREAK SPACE.
 _UNICODE_SPACES = str.maketrans({"\u2009": " ", "\u202f": " ", "\u00a0": " "})
 # A whole answer that is one number with thousands separators: 1,000 / 1{,}000 / 1\,000 / 12,345,678
 # (LaTeX spacing is a plain space by then).
@@ -35,7 +34,7 @@ _EMPHASIS_MARKS_RE = re.compile(r"\*\*|__")
 _UNIT_WORDS = (
     r"(?:square\s+|sq\.?\s+|cubic\s+)?units?|cm|mm|km|meters?|metres?|centimeters?|centimetres?|kilometers?"
     r"|inch(?:es)?|ft|feet|foot|yards?|miles?|degrees?|deg|radians?|rad|dollars?|cents?|usd"
-    r"|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|years?|kg|grams?"
+    r"|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|years?|kg|grams?|percent"
 )
 # One-letter units (m, s, g, h) are variables when bare; only inside \text{...} / \mathrm{...} are they units.
 _WRAPPED_UNIT_RE = re.compile(
@@ -43,14 +42,14 @@ _WRAPPED_UNIT_RE = re.compile(
     r"(?:\s*\^\s*\{?\s*[23]\s*\}?|[²³])?\s*\.?\s*$", re.IGNORECASE)
 _BARE_UNIT_RE = re.compile(
     r"(?<=[\d}).])\s*(?:" + _UNIT_WORDS + r")(?:\s*\^\s*\{?\s*[23]\s*\}?|[²³])?\s*\.?\s*$", re.IGNORECASE)
-_PERCENT_TAIL_RE = re.compile(r"\s*(?:\\%|%|\\percent)\s*$")
+_PERCENT_TAIL_RE = re.compile(r"\s*\\?%\s*$")
 _LEFT_VARIABLE_RE = re.compile(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*=(?!=)")
 
 
 def unwrap(text: str) -> str:
     """Drop \\text{...}-style wrappers, keeping their content (nested up to three deep)."""
     for _ in range(3):
-        out = WRAPPER_RE.sub(r" \1 ", text)
+        out = _WRAPPER_RE.sub(r" \1 ", text)
         if out == text:
             break
         text = out
@@ -92,7 +91,7 @@ def final_answer_text(text: str) -> str:
     s = s.replace("\\equiv", "=").replace("≡", "=")
     if "=" in s:
         s = s.rsplit("=", 1)[1]  # "m+n=25", "x = 25", "N \\equiv 25": the value is the last right-hand side
-    s = DEGREE_RE.sub("", s.strip().rstrip(".").strip())
+    s = _DEGREE_RE.sub("", s.strip().rstrip(".").strip())
     s = _PERCENT_TAIL_RE.sub("", s)
     s = _BARE_UNIT_RE.sub("", s).strip().rstrip(".").strip()
     s = join_thousands(strip_emphasis(s))
@@ -102,7 +101,7 @@ def final_answer_text(text: str) -> str:
 
 def expression_text(text: str) -> str:
     """An answer cleaned for math_equiv: wrappers, degrees, spacing and "x =" go; sets, tuples, symbols stay."""
-    s = DEGREE_RE.sub("", unwrap(_common(text)))
+    s = _DEGREE_RE.sub("", unwrap(_common(text)))
     s = s.replace("\\%", " ").replace("%", " ")
     s = s.strip().rstrip(".").strip()
     return drop_left_variable(_WHITESPACE_RE.sub(" ", join_thousands(s)).strip())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import time
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from harness.grade import grade_run
 from harness.records import GenerationRecord
 from harness.rundir import RunDir, RunSpec
-from judges.rules import RulesJudge, aime
+from judges.rules import RulesJudge, aime, extract
 from judges.rules.deadline import Deadline
 
 SMALL = 280_000  # characters; the large response is 20 times this (5.6 MB)
@@ -51,6 +52,19 @@ def test_reading_is_linear_in_response_length(name):
     # Linear reading takes 20-35x as long (memory effects at 5.6 MB); quadratic took ~400x. The margin
     # absorbs a loaded machine.
     assert t_large < 5 * SCALE * t_small, f"{name}: {t_large:.3f}s at 5.6 MB vs {t_small:.4f}s at 280 KB"
+
+
+def test_the_backward_walk_finds_exactly_what_a_forward_scan_finds():
+    # Matches near chunk boundaries (the first chunk is 4,096 characters, then 8,192, ...) included.
+    rng = random.Random(7)
+    pieces = ["answer", "Answer:", "answer is", "\\boxed{1}", "\\boxed {2}", "答案", " ", "\n", "x" * 50, "**"]
+    for _ in range(20):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(100, 3000)))
+        for pattern in (aime._CANDIDATE_RE, extract._BOX_RE):
+            start = rng.randint(0, len(text) // 2)
+            forward = [m.start() for m in pattern.finditer(text, start)]
+            backward = [m.start() for m in extract.finditer_from_last(pattern, text, start)]
+            assert backward == forward[::-1]
 
 
 def _record(item_id: str, response: str, target: str) -> GenerationRecord:
