@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 
 from judges.rules import sympy_pool
-from judges.rules.deadline import Deadline
+from judges.rules.deadline import Deadline, SampleTimeout
 from judges.rules.extract import (FULLWIDTH, boxed_from_last, committed_text, finditer_from_last, lower_same_length,
                                   retracted_after)
 from judges.rules.normalise import final_answer_text
@@ -147,13 +147,23 @@ def _find_answer(text: str, deadline: Deadline) -> tuple[int, int, str, str] | s
     return best
 
 
+class ReadFailed(Exception):
+    """The reading could not finish: the time limit passed, or no sympy worker runs. The message says which."""
+
+
 def read_aime(response: str, deadline: Deadline | None = None) -> AimeReading:
     """Find the last committed final answer in a response and read its integer value.
 
-    Raises SampleTimeout when the deadline (default TIME_LIMIT_S from now) passes first, and
-    sympy_pool.WorkerUnavailable when an expression needs sympy and no worker runs.
+    Raises ReadFailed when the deadline (default: TIME_LIMIT_S from now) passes first, or when an
+    expression needs sympy and no worker runs.
     """
-    deadline = deadline or Deadline(TIME_LIMIT_S)
+    try:
+        return _read(response, deadline or Deadline(TIME_LIMIT_S))
+    except (SampleTimeout, sympy_pool.WorkerUnavailable) as exc:
+        raise ReadFailed(str(exc)) from exc
+
+
+def _read(response: str, deadline: Deadline) -> AimeReading:
     text, think_open = committed_text(response)
     if not text.isascii():
         text = text.translate(FULLWIDTH)

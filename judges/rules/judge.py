@@ -6,8 +6,6 @@ from typing import Any
 from harness.records import GenerationRecord
 from judges.base import Judge, JudgeError, Verdict
 from judges.rules import aime, gpqa
-from judges.rules.deadline import Deadline, SampleTimeout
-from judges.rules.sympy_pool import WorkerUnavailable
 
 
 class RulesJudge(Judge):
@@ -43,9 +41,8 @@ class RulesJudge(Judge):
         if gold is None:
             return Verdict(None, None, "judge_error", {"error": f"AIME target {record.target!r} is not an integer"})
         try:
-            # aime.TIME_LIMIT_S is read per sample, so it can be changed at run time.
-            reading = aime.read_aime(record.response or "", Deadline(aime.TIME_LIMIT_S))
-        except (SampleTimeout, WorkerUnavailable) as exc:
+            reading = aime.read_aime(record.response or "")  # within aime.TIME_LIMIT_S, read per sample
+        except aime.ReadFailed as exc:
             return Verdict(None, None, "judge_error", {"error": str(exc)})
         if reading.text is None:
             return Verdict(False, None, "no_answer", {"note": reading.note} if reading.note else {})
