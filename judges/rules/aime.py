@@ -173,9 +173,10 @@ def _read(response: str, deadline: Deadline) -> AimeReading:
     if found is None:
         bare = _BARE_NUMBER_RE.fullmatch(text)
         if bare:  # the whole committed text is one number ("25", "**025**", "$25$.")
-            return AimeReading(bare.group(1), "bare", *answer_value(bare.group(1), deadline))
+            value, reason = answer_value(bare.group(1), deadline)
+            return AimeReading(bare.group(1), "bare", value, reason=reason)
         return AimeReading(None, None, None, "think block not closed" if think_open else None)
-    start, end, answer, via = found
+    _, end, answer, via = found
     deadline.check("reading the answer")
     if retracted_after(text, end):
         return AimeReading(None, None, None, f"answer {answer!r} retracted afterwards")

@@ -66,7 +66,9 @@ def test_non_integers_and_giant_numbers_say_why(body, reason):
 
 def test_a_bare_number_too_long_for_int_is_graded_not_crashed():
     v = _grade("9" * 5000, target="999")
-    assert (v.status, v.correct, v.detail["reason"]) == ("graded", False, "not an integer")
+    assert (v.status, v.correct, v.detail) == ("graded", False, {"via": "bare", "reason": "not an integer"})
+    reading = aime.read_aime("1.5")
+    assert (reading.via, reading.value, reading.note, reading.reason) == ("bare", None, None, "not an integer")
 
 
 @pytest.mark.parametrize("text,clean", [
