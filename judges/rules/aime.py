@@ -4,25 +4,34 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from judges.rules.extract import FULLWIDTH, boxed_from_last, committed_text, lower_same_length, retracted_after
-from judges.rules.numbers import MAX_ANSWER_CHARS, clean_answer, integer_value
+from judges.rules import sympy_pool
+from judges.rules.deadline import Deadline, SampleTimeout
+from judges.rules.extract import (FULLWIDTH, boxed_from_last, committed_text, finditer_from_last, lower_same_length,
+                                  retracted_after)
+from judges.rules.normalise import final_answer_text
+from judges.rules.numbers import MAX_ANSWER_CHARS, evaluate, integer_value, needs_sympy
 
-PARSER_VERSION = "aime-v1"
+# Bump whenever a change can flip a verdict (grades of older runs then stay apart).
+PARSER_VERSION = "aime-v2"
+TIME_LIMIT_S = 5.0  # per sample: reading the answer plus evaluating it; past it the sample is a judge_error
+_CHECK_EVERY = 64  # candidate answers examined between two looks at the clock
 
 # Boxed bodies that repeat the prompt's instruction rather than answer it.
 _PLACEHOLDERS = {"", "answer", "your answer", "final answer", "your final answer", "the answer",
                  "...", "\\ldots", "\\dots", "\\cdots", "n", "x", "ans"}
 
-# Anchors are found at the trigger words of one fast scan over the lower-cased text, then checked
-# precisely at that position (a case-insensitive alternation scanned over 10k+ characters is slow).
-_TRIGGER_RE = re.compile(r"answer|答案")
+# Candidate anchors are found in the lower-cased text, walked backwards from its end, and checked precisely
+# at their position (a case-insensitive alternation scanned over 10k+ characters is slow). The lookahead
+# keeps "answer" in running prose from costing a precise check each.
+_CANDIDATE_RE = re.compile(r"answer(?=[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]|\s+is\b|[ \t*_]*(?:\n|$))|答案")
 _AT_ANSWER_RE = re.compile(
     r"answer[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]"       # Answer: / **Final Answer:** / answer is:
     r"|answer\s+is\b(?:\s*:)?",                             # "the answer is", checked for its lead words below
     re.IGNORECASE,
 )
 _THE_BEFORE_RE = re.compile(r"\b(?:the|my|our)\s+(?:final\s+|correct\s+)?$", re.IGNORECASE)
-_HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*final\s+", re.IGNORECASE)
+_HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*final[ \t]+", re.IGNORECASE)
+_HEADING_PREFIX_MAX = 40  # "### **Final ": a longer run before "answer" is not a heading
 _HEADING_RE = re.compile(r"answer[ \t*_]*$", re.IGNORECASE | re.MULTILINE)  # a "**Final Answer**" heading
 _AT_ZH_RE = re.compile(r"答案\s*(?:是|为)?\s*[:：]?")                      # 答案：25 / 最终答案是 25
 _LEAD_RE = re.compile(r"[\s*_:>#]*")
@@ -38,16 +47,22 @@ _BARE_NUMBER_RE = re.compile(r"[\s*_$]*([-+−]?\d{1,3}(?:,\d{3})*(?:\.\d+)?|[-+
 # A prose answer starts like math: a number, sign, bracket, command, or a one-letter variable in an
 # expression ("m + n = 25", "N \\equiv 42"); "an integer between 0 and 999" and "not 25" are prose.
 _MATH_START_RE = re.compile(r"[-+−(\[{\\\d.]|[A-Za-z]\s*[-+=*/^_<>\\]")
+# Prose may name what it counts after the number ("the answer is 12 triangles."): one word, never one
+# that changes the value or hedges it ("12 squared", "7 or more" are no integer).
+_PROSE_NOUN_RE = re.compile(r"([-+]?\d+)\s+([A-Za-z]{3,})")
+_VALUE_WORDS = {"more", "less", "fewer", "than", "not", "and", "times", "plus", "minus", "over", "squared", "cubed",
+                "factorial", "mod", "modulo", "divided", "choose", "dozen", "hundred", "thousand", "million", "billion"}
 
 
 @dataclass
 class AimeReading:
-    """What the parser found: the answer text (None if none), how, and its integer value."""
+    """What the parser found: the answer text (None if none), how, its integer value, and why not one."""
 
     text: str | None
     via: str | None
     value: int | None
-    note: str | None = None
+    note: str | None = None  # why no answer was found
+    reason: str | None = None  # why the answer found has no usable value
 
 
 def _phrase_answer(text: str, end: int) -> str | None:
@@ -70,6 +85,8 @@ def _phrase_answer(text: str, end: int) -> str | None:
         close = inner.find("$" if line[0] == "$" else "\\)")
         span = inner[:close] if close >= 0 else inner
     else:
+        if not _MATH_START_RE.match(line):
+            return None  # checked before the (slower) search for where the span ends
         stop = _SPAN_END_RE.search(line)
         span = line[:stop.start()] if stop else line
     span = span.strip().strip("*_").strip()
@@ -87,22 +104,24 @@ def _anchor_end(text: str, low: str, p: int) -> int | None:
     m = _AT_ANSWER_RE.match(text, p)
     if m and (m.group().endswith((":", "：")) or _THE_BEFORE_RE.search(text, max(0, p - 30), p)):
         return m.end()
-    line_start = text.rfind("\n", 0, p) + 1
-    if _HEADING_PREFIX_RE.fullmatch(text, line_start, p):
+    # A "**Final Answer**" heading: its line starts a few characters before p (looked up in a bounded
+    # window, since searching back to the line start from every trigger would be quadratic).
+    window = max(0, p - _HEADING_PREFIX_MAX)
+    line_start = text.rfind("\n", window, p) + 1
+    if (line_start > 0 or window == 0) and _HEADING_PREFIX_RE.fullmatch(text, line_start, p):
         h = _HEADING_RE.match(text, p)
         if h:
             return h.end()
     return None
 
 
-def read_aime(response: str) -> AimeReading:
-    """Find the last committed final answer in a response and read its integer value."""
-    text, think_open = committed_text(response)
-    if not text.isascii():
-        text = text.translate(FULLWIDTH)
-    best: tuple[int, int, str, str] | None = None  # (start, end, answer text, via)
+def _find_answer(text: str, deadline: Deadline) -> tuple[int, int, str, str] | str | None:
+    """(start, end, answer text, via) of the last committed answer; a note string when it is unreadable."""
+    best: tuple[int, int, str, str] | None = None
     cut_off: int | None = None
-    for box in boxed_from_last(text):
+    for i, box in enumerate(boxed_from_last(text)):
+        if i % _CHECK_EVERY == 0:
+            deadline.check("reading the answer")
         if box.body is None:
             cut_off = box.start  # every earlier box comes before it, so none can be the answer
             break
@@ -111,25 +130,93 @@ def read_aime(response: str) -> AimeReading:
             best = (box.start, box.end, body, "boxed")
             break
     # Only the last anchor with a readable answer after the box can win, so walk them backwards.
-    low = lower_same_length(text)
-    for t in reversed(list(_TRIGGER_RE.finditer(low, best[0] if best else 0))):
-        end = _anchor_end(text, low, t.start())
+    # A prose answer has a digit, so a tail without one has none (and costs no walk).
+    after = best[0] if best else 0
+    low = lower_same_length(text) if _DIGIT_RE.search(text, after) else ""
+    for i, candidate in enumerate(finditer_from_last(_CANDIDATE_RE, low, after)):
+        if i % _CHECK_EVERY == 0:
+            deadline.check("reading the answer")
+        p = candidate.start()
+        end = _anchor_end(text, low, p)
         span = _phrase_answer(text, end) if end is not None else None
         if span is not None:
-            best = (t.start(), end + len(span), span, "phrase")
+            best = (p, end + len(span), span, "phrase")
             break
     if cut_off is not None and (best is None or cut_off > best[0]):
-        # The response stops inside its last \boxed{: the answer it was writing is unknown.
-        return AimeReading(None, None, None, "last boxed answer not closed")
-    if best is None:
+        return "last boxed answer not closed"  # the answer it was writing is unknown
+    return best
+
+
+class ReadFailed(Exception):
+    """The reading could not finish: the time limit passed, or no sympy worker runs. The message says which."""
+
+
+def read_aime(response: str, deadline: Deadline | None = None) -> AimeReading:
+    """Find the last committed final answer in a response and read its integer value.
+
+    Raises ReadFailed when the deadline (default: TIME_LIMIT_S from now) passes first, or when an
+    expression needs sympy and no worker runs.
+    """
+    try:
+        return _read(response, deadline or Deadline(TIME_LIMIT_S))
+    except (SampleTimeout, sympy_pool.WorkerUnavailable) as exc:
+        raise ReadFailed(str(exc)) from exc
+
+
+def _read(response: str, deadline: Deadline) -> AimeReading:
+    text, think_open = committed_text(response)
+    if not text.isascii():
+        text = text.translate(FULLWIDTH)
+    found = _find_answer(text, deadline)
+    if isinstance(found, str):
+        return AimeReading(None, None, None, found)
+    if found is None:
         bare = _BARE_NUMBER_RE.fullmatch(text)
         if bare:  # the whole committed text is one number ("25", "**025**", "$25$.")
-            return AimeReading(bare.group(1), "bare", integer_value(bare.group(1)))
+            value, reason = answer_value(bare.group(1), deadline)
+            return AimeReading(bare.group(1), "bare", value, reason=reason)
         return AimeReading(None, None, None, "think block not closed" if think_open else None)
-    start, end, answer, via = best
+    _, end, answer, via = found
+    deadline.check("reading the answer")
     if retracted_after(text, end):
         return AimeReading(None, None, None, f"answer {answer!r} retracted afterwards")
-    return AimeReading(answer, via, integer_value(answer))
+    value, reason = answer_value(answer, deadline)
+    if value is None and via == "phrase":
+        noun = _PROSE_NOUN_RE.fullmatch(final_answer_text(answer))
+        if noun and noun.group(2).lower() not in _VALUE_WORDS:
+            value, reason = int(noun.group(1)), None
+    return AimeReading(answer, via, value, reason=reason)
+
+
+def answer_value(answer: str, deadline: Deadline) -> tuple[int | None, str | None]:
+    """The exact integer an answer denotes, and why there is none ("not an integer", "too large").
+
+    Plain arithmetic is evaluated here with fractions; letter-free roots, binomials and factorials
+    go to a sympy worker, limited to the time the deadline has left. Never floating point.
+    """
+    if len(answer) > MAX_ANSWER_CHARS:
+        return None, "not an integer"  # prose, or digits far beyond any answer
+    if answer.isdigit() and answer.isascii():
+        return int(answer), None  # the common case
+    clean = final_answer_text(answer)
+    value, why = evaluate(clean)
+    if value is not None:
+        return (int(value), None) if value.denominator == 1 else (None, "not an integer")
+    if why == "too large":
+        return None, "too large to evaluate"
+    if not needs_sympy(clean):
+        return None, "not an integer"
+    deadline.check("reading the answer")
+    try:
+        reply = sympy_pool.request({"integer": clean}, timeout_s=deadline.left())
+    except sympy_pool.WorkerTimeout:
+        raise deadline.timeout(f"evaluating the answer {clean}") from None
+    if isinstance(reply.get("integer"), str):
+        return int(reply["integer"]), None
+    reason = str(reply.get("reason") or "not an integer")
+    if "too large" in reason:  # exponent, power, factorial or result past the worker's bounds
+        return None, "too large to evaluate"
+    return None, reason if reason == "not an integer" else f"not evaluated: {reason}"
 
 
 def parse_target(target: str) -> int | None:
@@ -143,4 +230,4 @@ def normalised(reading: AimeReading) -> str | None:
         return None
     if reading.value is not None:
         return str(reading.value)
-    return clean_answer(reading.text) or reading.text
+    return final_answer_text(reading.text) or reading.text

@@ -1,7 +1,9 @@
-"""The sympy side of math_equiv, run in a child process so a runaway simplify can be killed.
+"""The sympy side of math_equiv and of the AIME reader, run in a child process so a runaway simplify can be killed.
 
-Protocol: one JSON object per line on stdin ({"a": ..., "b": ...}), one per line on stdout
-({"result": true | false | null}); the first line written is {"ready": true}.
+Protocol: one JSON object per line on stdin, one reply per line on stdout; the first line written is
+{"ready": true}. {"a": ..., "b": ...} asks whether two answers are equal: {"result": true | false | null}.
+{"integer": ...} asks for the exact integer value of a letter-free expression:
+{"integer": "540" | null, "reason": ...}.
 """
 from __future__ import annotations
 
@@ -11,11 +13,13 @@ import re
 import sys
 
 from judges.rules.latex import GREEK, Answer, LatexError, structure, to_expr
+from judges.rules.normalise import drop_left_variable
 
 MAX_NODES = 400  # sympy tree nodes per side, before evaluation
 MAX_ITEMS = 16  # elements of a set or tuple
 _MAX_EXPONENT = 1000
 _MAX_DIGITS = 5000
+_MAX_REPLY_DIGITS = 1000  # an integer this long is far outside any answer range; not worth sending
 _ATTRIBUTE_RE = re.compile(r"\.(?!\d)|(?<![\d\s(+\-*/^,])\.")  # a dot that is not a decimal point
 _FACTORIAL_ARG_RE = re.compile(r"(\d+)\s*\)*\s*!")
 _LONG_NUMBER_RE = re.compile(r"\d{60}")
@@ -52,7 +56,7 @@ def _parse(item: str):
     from sympy.parsing.sympy_parser import (convert_xor, factorial_notation, implicit_multiplication_application,
                                             parse_expr, rationalize, standard_transformations)
 
-    item = re.sub(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*=(?!=)", "", item)
+    item = drop_left_variable(item)
     try:
         source = _safe_source(to_expr(item))
     except LatexError as exc:
@@ -167,6 +171,28 @@ def compare(a_text: str, b_text: str) -> bool | None:
     return _items_equal(xs, ys, ordered=a.kind != "set")
 
 
+def integer(text: str) -> dict:
+    """The exact integer value of a letter-free expression, or null with the reason."""
+    import sympy
+
+    expr = _parse(text)
+    if expr.free_symbols:
+        return {"integer": None, "reason": "not an integer"}
+    if not expr.is_Integer:
+        expr = sympy.simplify(expr)  # (sqrt(3)+1)(sqrt(3)-1): exact rewriting, never a numeric estimate
+    if not expr.is_Integer:
+        return {"integer": None, "reason": "not an integer"}
+    if len(str(abs(int(expr)))) > _MAX_REPLY_DIGITS:
+        return {"integer": None, "reason": "too large"}
+    return {"integer": str(int(expr))}
+
+
+def _answer(req: dict) -> dict:
+    if "integer" in req:
+        return integer(req["integer"])
+    return {"result": compare(req["a"], req["b"])}
+
+
 def main() -> None:
     import sympy  # noqa: F401  (imported before "ready" so the first request is not charged for it)
 
@@ -176,13 +202,12 @@ def main() -> None:
     out.flush()
     for line in sys.stdin:
         try:
-            req = json.loads(line)
-            result = compare(req["a"], req["b"])
-        except (Undecided, RecursionError, ValueError, TypeError, KeyError):
-            result = None
-        except Exception:  # an unexpected sympy failure is undecided, never a crash of the worker
-            result = None
-        out.write(json.dumps({"result": result}) + "\n")
+            reply = _answer(json.loads(line))
+        except Undecided as exc:
+            reply = {"result": None, "integer": None, "reason": str(exc)[:200]}
+        except Exception as exc:  # an unexpected sympy failure is undecided, never a crash of the worker
+            reply = {"result": None, "integer": None, "reason": f"sympy failed: {type(exc).__name__}"}
+        out.write(json.dumps(reply) + "\n")
         out.flush()
 
 

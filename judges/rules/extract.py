@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 # Longest \boxed{...} body we try to brace-match; a longer one is not a final answer.
 MAX_BOX_CHARS = 2000
+_FIRST_CHUNK = 4096  # characters from the end scanned first when walking matches backwards
+_CHUNK_OVERLAP = 256
 
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])[ \t]*")
 _BRACE_RE = re.compile(r"[{}]")
@@ -15,15 +17,18 @@ _BARE_BOX_TOKEN_RE = re.compile(r"[^\s$\\{}]+")
 # Phrases that take back the answer just given. Only explicit ones: "wait, let me double-check"
 # alone usually re-confirms, and "that is wrong" only counts after an interjection that opens a
 # sentence ("Wait, that's wrong"), since explanations say "(B) this is wrong because ..." of other options.
+# The pattern starts at a word boundary and the sentence-start check is done in Python: a pattern that
+# starts with lookbehinds and "\s*" is tried at every position and made runs of blank lines quadratic.
 _RETRACT_RE = re.compile(
-    r"(?:^|(?<=[.!?;:\n])|(?<=[.!?;:]\s))\s*(?:wait|hmm+|actually|oops|no)\b[\s,.!—-]*(?:\w+[\s,]+){0,2}?"
+    r"\b(?:(?P<interjection>wait|hmm+|actually|oops|no)\b[\s,.!—-]*(?:\w+[\s,]+){0,2}?"
     r"(?:that(?:'s|’s| is)|this is|it(?:'s|’s| is))\s+(?:wrong|incorrect|not right|not correct|a mistake)"
-    r"|\bscratch that\b"
-    r"|\bi made an? (?:mistake|error)"
-    r"|\bthat can(?:'t|’t|not) be right"
-    r"|\blet me (?:redo|recompute|recalculate|start over)",
-    re.IGNORECASE | re.MULTILINE,
+    r"|scratch that\b"
+    r"|i made an? (?:mistake|error)"
+    r"|that can(?:'t|’t|not) be right"
+    r"|let me (?:redo|recompute|recalculate|start over))",
+    re.IGNORECASE,
 )
+_SENTENCE_END = ".!?;:\n"
 
 # Full-width letters and punctuation (CJK-locale outputs) mapped to ASCII.
 FULLWIDTH = str.maketrans(
@@ -91,12 +96,39 @@ def match_boxed(text: str, m: re.Match) -> Boxed:
     return Boxed(m.start(), tok.end() if tok else pos, tok.group() if tok else "")
 
 
+def finditer_from_last(pattern: re.Pattern, text: str, start: int = 0):
+    """Matches of pattern in text[start:], from the last one backwards, lazily.
+
+    The text is scanned in chunks from its end, each twice the last, so a caller that stops at the
+    first match that counts reads only the tail, and a caller that walks all of them reads the text
+    about twice: never quadratic. A match may look up to _CHUNK_OVERLAP characters past its chunk.
+    """
+    hi, size = len(text), _FIRST_CHUNK
+    while hi > start:
+        lo = max(start, hi - size)
+        found = [m for m in pattern.finditer(text, lo, min(len(text), hi + _CHUNK_OVERLAP)) if m.start() < hi]
+        yield from reversed(found)
+        hi, size = lo, size * 2
+
+
 def boxed_from_last(text: str):
     """Boxed answers from the last one backwards, so a caller can stop at the first that counts."""
-    for m in reversed(list(_BOX_RE.finditer(text))):
-        yield match_boxed(text, m)
+    for m in finditer_from_last(_BOX_RE, text):
+        yield match_boxed(text, _BOX_RE.match(text, m.start()))  # re-matched: the chunk may cut its spaces
+
+
+def _opens_sentence(text: str, k: int) -> bool:
+    """Whether text[k] starts the text, a line, or a sentence (after spaces that follow . ! ? ; :)."""
+    while k > 0 and text[k - 1].isspace() and text[k - 1] != "\n":
+        k -= 1
+    return k == 0 or text[k - 1] in _SENTENCE_END
 
 
 def retracted_after(text: str, pos: int) -> bool:
     """Whether the model explicitly takes back, after pos, the answer it gave before pos."""
-    return _RETRACT_RE.search(text, pos) is not None
+    m = _RETRACT_RE.search(text, pos)
+    while m is not None:
+        if m.group("interjection") is None or _opens_sentence(text, m.start()):
+            return True
+        m = _RETRACT_RE.search(text, m.start() + 1)  # a later opener may sit inside this match
+    return False

@@ -41,12 +41,15 @@ class RulesJudge(Judge):
         gold = aime.parse_target(record.target)
         if gold is None:
             return Verdict(None, None, "judge_error", {"error": f"AIME target {record.target!r} is not an integer"})
-        reading = aime.read_aime(record.response or "")
+        try:
+            reading = aime.read_aime(record.response or "")  # within aime.TIME_LIMIT_S, read per sample
+        except aime.ReadFailed as exc:
+            return Verdict(None, None, "judge_error", {"error": str(exc)})
         if reading.text is None:
             return Verdict(False, None, "no_answer", {"note": reading.note} if reading.note else {})
         detail: dict[str, Any] = {"via": reading.via}
         if reading.value is None:
-            detail["reason"] = "not an integer"
+            detail["reason"] = reading.reason or "not an integer"
         elif not 0 <= reading.value <= 999:
             detail["reason"] = "outside 0-999"
         correct = reading.value is not None and 0 <= reading.value <= 999 and reading.value == gold

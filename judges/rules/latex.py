@@ -1,23 +1,22 @@
-"""LaTeX-ish answers to a structure (scalar, set, tuple, interval) of plain expression strings.
+"""LaTeX-ish answers to a structure (scalar, set, tuple, interval) and to sympy-parsable expression strings.
 
-Pure string work, no sympy: the worker process parses the resulting expression strings.
+Pure string work, no sympy: the worker process parses the resulting expression strings. Clean-up of the
+answer text itself (wrappers, units, spacing) is judges.rules.normalise's job.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-_WRAPPER_RE = re.compile(r"\\(?:text|textbf|textrm|mathrm|mathbf|mbox|operatorname|displaystyle)\s*\{([^{}]*)\}")
-_DROP_RE = re.compile(r"\\left|\\right|\\displaystyle|\\[,!;: ]|\\quad|\\qquad|~|\\%|%|\$|\\\(|\\\)|\\\[|\\\]")
-_DEGREE_RE = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|°")
-_THOUSANDS_RE = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
+from judges.rules.normalise import expression_text
+
 _WORD_SEP_RE = re.compile(r"\s+(?:or|and)\s+")
-_LEFT_VAR_RE = re.compile(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*=(?!=)")
 _SIMPLE = {"\\cdot": "*", "\\times": "*", "\\div": "/", "\\pi": "pi", "\\infty": "oo", "\\ln": "log",
            "\\log": "log", "\\exp": "exp", "\\sin": "sin", "\\cos": "cos", "\\tan": "tan", "\\cot": "cot",
            "\\sec": "sec", "\\csc": "csc", "\\arcsin": "asin", "\\arccos": "acos", "\\arctan": "atan",
            "\\sinh": "sinh", "\\cosh": "cosh", "\\tanh": "tanh", "\\le": "<=", "\\ge": ">=", "\\infinity": "oo"}
 _COMMAND_RE = re.compile(r"\\[A-Za-z]+")
+_TWO_ARGUMENTS_RE = re.compile(r"\\[dt]?(?:frac|binom)(?![A-Za-z])")
 GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta", "kappa",
          "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "phi", "varphi", "chi", "psi", "omega",
          "Gamma", "Delta", "Theta", "Lambda", "Xi", "Sigma", "Phi", "Psi", "Omega")
@@ -37,20 +36,6 @@ class Answer:
     items: list[str]
     left_closed: bool = False
     right_closed: bool = False
-
-
-def clean(text: str) -> str:
-    s = text.strip()
-    for _ in range(3):
-        s2 = _WRAPPER_RE.sub(r" \1 ", s)
-        if s2 == s:
-            break
-        s = s2
-    s = _DEGREE_RE.sub("", s)
-    s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("{,}", ",").replace("−", "-")
-    s = _DROP_RE.sub(" ", s).strip().rstrip(".").strip()
-    s = _LEFT_VAR_RE.sub("", s, count=1)  # "x = 5" -> "5"
-    return _THOUSANDS_RE.sub(lambda m: m.group().replace(",", ""), s).strip()
 
 
 def _split_top(s: str, sep: str = ",") -> list[str]:
@@ -81,7 +66,7 @@ def _closes_at_end(s: str, opener: int) -> bool:
 
 def structure(text: str) -> Answer:
     """Read the outer shape of an answer; items stay LaTeX-ish strings."""
-    s = clean(text)
+    s = expression_text(text)
     if s in _EMPTY_SET:
         return Answer("set", [])
     s = _WORD_SEP_RE.sub(", ", s)
@@ -123,11 +108,14 @@ def to_expr(s: str) -> str:
     """A LaTeX-ish scalar as a Python-syntax expression string for sympy's parser."""
     out, i = [], 0
     while i < len(s):
-        if s.startswith("\\frac", i) or s.startswith("\\binom", i):
-            name = "binomial" if s[i + 1] == "b" else None
-            num, i = _group(s, i + (6 if name else 5))
+        two_args = _TWO_ARGUMENTS_RE.match(s, i)
+        if two_args:
+            num, i = _group(s, two_args.end())
             den, i = _group(s, i)
-            out.append(f"binomial(({to_expr(num)}),({to_expr(den)}))" if name else f"(({to_expr(num)})/({to_expr(den)}))")
+            if two_args.group().endswith("binom"):
+                out.append(f"binomial(({to_expr(num)}),({to_expr(den)}))")
+            else:
+                out.append(f"(({to_expr(num)})/({to_expr(den)}))")
         elif s.startswith("\\sqrt", i):
             i += 5
             index = None

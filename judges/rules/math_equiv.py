@@ -6,152 +6,52 @@ and answers None. Workers start on first use and are reused.
 from __future__ import annotations
 
 import asyncio
-import atexit
-import json
-import os
-import queue
-import select
-import subprocess
-import sys
-import threading
-import time
-from pathlib import Path
+import re
 
-from judges.rules.latex import clean
+from judges.rules.normalise import expression_text
 from judges.rules.numbers import exact_value
+from judges.rules.sympy_pool import WorkerTimeout, WorkerUnavailable, request, shutdown
 
 MAX_INPUT_CHARS = 500  # longer "answers" are prose; deciding them is not this function's job
 DEFAULT_TIMEOUT_S = 5.0
-STARTUP_TIMEOUT_S = 60.0  # importing sympy in a fresh worker; not charged to a comparison
-_ROOT = str(Path(__file__).resolve().parents[2])
+# An answer of words ("no", "Yes", "no solution") is text, not the product n*o (so "no" is not "on"):
+# the same words are equal, other words are not math_equiv's to judge (None). A single letter stays a
+# math symbol: "x" and "X" differ.
+_WORDS_RE = re.compile(r"[A-Za-z]+(?: [A-Za-z]+)*")
+_LONG_WORD_RE = re.compile(r"[A-Za-z]{2}")
+
+__all__ = ["DEFAULT_TIMEOUT_S", "MAX_INPUT_CHARS", "amath_equiv", "math_equiv", "shutdown"]
 
 
-class _Worker:
-    """One child process running judges.rules.equiv_worker, spoken to over pipes."""
-
-    def __init__(self) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = _ROOT + os.pathsep + env.get("PYTHONPATH", "")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "judges.rules.equiv_worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, env=env, bufsize=0,
-        )
-        self._buf = b""
-        if self._read_line(STARTUP_TIMEOUT_S) is None:
-            self.kill()
-            raise RuntimeError("math_equiv worker did not start")
-
-    def _read_line(self, timeout_s: float) -> dict | None:
-        deadline = time.monotonic() + timeout_s
-        fd = self.proc.stdout.fileno()
-        while b"\n" not in self._buf:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                return None
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return None  # the worker died
-            self._buf += chunk
-        line, _, self._buf = self._buf.partition(b"\n")
-        try:
-            reply = json.loads(line)
-        except ValueError:
-            return None  # a garbled reply: treated like a dead worker
-        return reply if isinstance(reply, dict) else None
-
-    def ask(self, a: str, b: str, timeout_s: float) -> tuple[bool, bool | None]:
-        """(answered, result); answered is False when the worker overran or died."""
-        try:
-            self.proc.stdin.write((json.dumps({"a": a, "b": b}) + "\n").encode())
-        except (BrokenPipeError, OSError):
-            return False, None
-        reply = self._read_line(timeout_s)
-        return (False, None) if reply is None else (True, reply.get("result"))
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            if pipe:
-                pipe.close()
-
-
-class _Pool:
-    """A fixed number of worker slots; a caller borrows one, so each worker serves one thread at a time."""
-
-    def __init__(self, size: int) -> None:
-        # Last in, first out: a warm worker is reused before an empty slot starts a new process.
-        self.slots: queue.LifoQueue[_Worker | None] = queue.LifoQueue()
-        for _ in range(size):
-            self.slots.put(None)
-        self.size = size
-
-    def compare(self, a: str, b: str, timeout_s: float) -> bool | None:
-        worker = self.slots.get()
-        try:
-            if worker is None or not worker.alive():
-                worker = _Worker()
-            answered, result = worker.ask(a, b, timeout_s)
-            if not answered:
-                worker.kill()  # a runaway simplify: the only safe stop is the process
-                worker = None
-            return result
-        except RuntimeError:
-            worker = None
-            return None
-        finally:
-            self.slots.put(worker)
-
-    def close(self) -> None:
-        for _ in range(self.size):
-            worker = self.slots.get()
-            if worker is not None:
-                worker.kill()
-            self.slots.put(None)
-
-
-_pool: _Pool | None = None
-_pool_lock = threading.Lock()
-
-
-def _get_pool() -> _Pool:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = _Pool(max(1, min(2, os.cpu_count() or 1)))
-            atexit.register(_pool.close)
-        return _pool
-
-
-def shutdown() -> None:
-    """Stop the worker processes (they restart on the next call)."""
-    if _pool is not None:
-        _pool.close()
+def _is_words(text: str) -> bool:
+    return _WORDS_RE.fullmatch(text) is not None and _LONG_WORD_RE.search(text) is not None
 
 
 def math_equiv(a: str, b: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> bool | None:
     """True/False when a and b are decidably equal/different math answers; None when undecidable in time.
 
     Sets compare in any order, tuples in order, "\\pm" is a set of two values, decimals are exact
-    ("0.5" equals "1/2", "0.333" does not equal "1/3"); no numeric tolerance anywhere.
+    ("0.5" equals "1/2", "0.333" does not equal "1/3"); no numeric tolerance anywhere. A whole answer
+    "1,000" is the number 1000, while "(3,141)" is a pair and "\\{1,234\\}" a set of two numbers.
     """
     if not isinstance(a, str) or not isinstance(b, str):
         return None
     if len(a) > MAX_INPUT_CHARS or len(b) > MAX_INPUT_CHARS:
         return None
-    ca, cb = clean(a), clean(b)
+    ca, cb = expression_text(a), expression_text(b)
     if not ca or not cb:
         return None
     if ca.replace(" ", "") == cb.replace(" ", ""):
         return True
+    if _is_words(ca) and _is_words(cb):
+        return True if ca.lower() == cb.lower() else None
     va, vb = exact_value(ca), exact_value(cb)
     if va is not None and vb is not None:
         return va == vb
-    return _get_pool().compare(a, b, timeout_s)
+    try:
+        return request({"a": a, "b": b}, timeout_s).get("result")
+    except (WorkerTimeout, WorkerUnavailable):
+        return None
 
 
 async def amath_equiv(a: str, b: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> bool | None:

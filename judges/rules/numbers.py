@@ -1,50 +1,23 @@
-"""Exact reading of a final-answer string as a number: LaTeX clean-up and a tiny rational evaluator.
+"""Exact reading of a final-answer string as a number: a tiny rational evaluator, no sympy, no floats.
 
-No sympy and no floating point: "25.00" and "\\dfrac{50}{2}" are 25 exactly, "720.05" is not 720.
+"25.00" and "\\dfrac{50}{2}" are 25 exactly, "720.05" is not 720; "10^{10^{10}}" is refused, never built.
 """
 from __future__ import annotations
 
 import re
 from fractions import Fraction
 
+from judges.rules.normalise import final_answer_text
+
 MAX_ANSWER_CHARS = 200  # a longer "answer" is prose, not a number
-_MAX_EXPONENT = 64
-_MAX_BITS = 4096
+_MAX_BITS = 4096  # ~1,200 digits: any larger value is refused before it is built
 
-_WRAPPER_RE = re.compile(r"\\(?:text|textbf|textrm|mathrm|mathbf|mbox|operatorname|displaystyle)\s*\{([^{}]*)\}")
-_DEGREE_RE = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|°|º")
-_SPACING_RE = re.compile(r"\\[,!;: ]|~|\\quad|\\qquad")
-_DROP_RE = re.compile(r"\\%|%|\\\$|\\left|\\right|\\displaystyle|\*\*|__")
-_MOD_RE = re.compile(r"\\pmod\s*\{[^{}]*\}|\(\s*\\?(?:bmod|mod)\s*\d+\s*\)|\\pmod\s*\d+")
-_THOUSANDS_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
-# Trailing unit words ("cm", "square units", "dollars", "m^2"), only after something ending in a digit.
-_UNIT_TAIL_RE = re.compile(r"(?<=[\d}).])(?:\s*[A-Za-z][A-Za-z.]*(?:\s*\^\{?[23]\}?|[²³])?)+\s*$")
-_TOKEN_RE = re.compile(r"\s*(\d+\.?\d*|\.\d+|\\[a-zA-Z]+|[-+*/^(){}\[\]])")
-_OPS = {"\\cdot": "*", "\\times": "*", "\\div": "/", "\\ast": "*"}
-
-
-def clean_answer(text: str) -> str:
-    """Strip math delimiters, text wrappers, degrees, units and spacing from a final answer."""
-    s = text.strip().replace("−", "-")  # U+2212, the typeset minus
-    for _ in range(3):  # \text{\textbf{25}}
-        s2 = _WRAPPER_RE.sub(r" \1 ", s)
-        if s2 == s:
-            break
-        s = s2
-    s = _DEGREE_RE.sub("", s)
-    s = _SPACING_RE.sub("", s)
-    s = s.replace("{,}", ",")
-    s = _DROP_RE.sub("", s)
-    s = s.replace("$", "").replace("\\(", "").replace("\\)", "").replace("\\[", "").replace("\\]", "")
-    s = _MOD_RE.sub("", s).replace("\\equiv", "=").replace("≡", "=")
-    # "m+n=25", "x = 25", "N \\equiv 25": the final value is the right-hand side of the last one.
-    if "=" in s:
-        s = s.rsplit("=", 1)[1]
-    s = s.strip().rstrip(".").strip()
-    s = _UNIT_TAIL_RE.sub("", s).strip().rstrip(".").strip()
-    if _THOUSANDS_RE.fullmatch(s):
-        s = s.replace(",", "")
-    return s
+_TOKEN_RE = re.compile(r"\s*(\d+\.?\d*|\.\d+|\\[a-zA-Z]+|[-+*/^(){}\[\]×·÷])")
+_OPS = {"\\cdot": "*", "\\times": "*", "\\div": "/", "\\ast": "*", "×": "*", "·": "*", "÷": "/"}
+# Letter-free arithmetic that the exact parser below leaves to sympy: roots, binomials, factorials.
+_CLOSED_FORM_COMMAND_RE = re.compile(r"\\(?:[dt]?frac|sqrt|[dt]?binom|cdot|times|div|ast)(?![A-Za-z])")
+_CLOSED_FORM_REST_RE = re.compile(r"[\d\s+\-*/^(){}\[\]!.×·÷]*")
+_NEEDS_SYMPY_RE = re.compile(r"\\sqrt|\\[dt]?binom|!")
 
 
 def _tokens(s: str) -> list[str] | None:
@@ -59,6 +32,10 @@ def _tokens(s: str) -> list[str] | None:
         out.append(_OPS.get(tok, tok))
         pos = m.end()
     return out
+
+
+class TooLarge(ValueError):
+    """A value (or a power on the way to it) beyond _MAX_BITS: refused, never computed."""
 
 
 class _Parser:
@@ -109,12 +86,13 @@ class _Parser:
             return base
         self.take()
         exp = self.unary()
-        if exp.denominator != 1 or abs(exp) > _MAX_EXPONENT or (base == 0 and exp < 0):
+        if exp.denominator != 1 or (base == 0 and exp < 0):
             raise ValueError("exponent")
-        v = base ** int(exp)
-        if max(v.numerator.bit_length(), v.denominator.bit_length()) > _MAX_BITS:
-            raise ValueError("too large")
-        return v
+        # Bound the result's size before computing it: 10^10^10 must be refused, not built.
+        base_bits = max(base.numerator.bit_length(), base.denominator.bit_length())
+        if abs(base) not in (0, 1) and abs(exp) * base_bits > _MAX_BITS:
+            raise TooLarge
+        return base ** int(exp)
 
     def atom(self) -> Fraction:
         tok = self.take() if self.peek() is not None else None
@@ -141,26 +119,42 @@ class _Parser:
         raise ValueError(tok)
 
 
-def exact_value(text: str) -> Fraction | None:
-    """The exact rational value of a cleaned answer string, or None if it is not plain arithmetic."""
+def evaluate(text: str) -> tuple[Fraction | None, str | None]:
+    """The exact rational value of a cleaned answer string, or None and why ("too large", "not arithmetic")."""
     if not text or len(text) > MAX_ANSWER_CHARS:
-        return None
+        return None, "not arithmetic"
     toks = _tokens(text)
     if not toks:
-        return None
+        return None, "not arithmetic"
     p = _Parser(toks)
     try:
         v = p.expr()
-    except (ValueError, IndexError, ZeroDivisionError, OverflowError):
-        return None
-    return v if p.i == len(toks) else None
+    except TooLarge:
+        return None, "too large"
+    except (ValueError, IndexError, ZeroDivisionError, OverflowError, RecursionError):
+        return None, "not arithmetic"
+    return (v, None) if p.i == len(toks) else (None, "not arithmetic")
+
+
+def exact_value(text: str) -> Fraction | None:
+    """The exact rational value of a cleaned answer string, or None if it is not plain arithmetic."""
+    return evaluate(text)[0]
 
 
 def integer_value(text: str) -> int | None:
-    """The integer a final answer denotes ("025", "25.0", "\\dfrac{50}{2}", "25^\\circ"), else None."""
+    """The integer a final answer denotes ("025", "25.0", "\\dfrac{50}{2}", "25^\\circ", "2**3"), else None."""
+    if len(text) > MAX_ANSWER_CHARS:
+        return None  # prose, or a number far beyond any answer (int() itself refuses 4,300+ digits)
     if text.isdigit() and text.isascii():
         return int(text)  # the common case, without the parser
-    v = exact_value(clean_answer(text))
+    v = exact_value(final_answer_text(text))
     if v is None or v.denominator != 1:
         return None
     return int(v)
+
+
+def needs_sympy(clean: str) -> bool:
+    """Whether a cleaned answer is letter-free arithmetic with roots, binomials or factorials (for sympy)."""
+    if len(clean) > MAX_ANSWER_CHARS or not _NEEDS_SYMPY_RE.search(clean):
+        return False
+    return _CLOSED_FORM_REST_RE.fullmatch(_CLOSED_FORM_COMMAND_RE.sub(" ", clean)) is not None

@@ -28,7 +28,12 @@ EQUAL = [
     ("\\binom{5}{2}", "10"),
     ("5!", "120"),
     ("[1, 2)", "[1,2)"),
-    ("1,000", "1000"),
+    ("1,000", "1000"),  # a whole answer with thousands separators is one number
+    ("1{,}000", "1000"),
+    ("12,345,678", "12345678"),
+    ("No", "no"),
+    ("\\text{no solution}", "No Solution"),
+    ("2**3", "8"),
     ("\\text{yes}", "yes"),
     ("$\\frac{7}{4}$", "1.75"),
     ("45^\\circ", "45"),
@@ -54,6 +59,10 @@ DIFFERENT = [
     ("(1, 2, 3)", "\\{1, 2, 3\\}"),  # a tuple is not a set
     ("\\alpha", "\\beta"),
     ("\\emptyset", "\\{1\\}"),
+    ("(3,141)", "3141"),  # a pair, not a number with a thousands separator
+    ("\\{1,234\\}", "1234"),  # a set of two numbers
+    ("(1,000)", "1000"),
+    ("2**3", "23"),  # a power
 ]
 
 
@@ -78,6 +87,8 @@ def test_different(a, b):
     ("\\frac{1}{0}", "2"),  # undefined
     ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "(1, 2)"),  # not understood is not "different"
     ("x > 3", "3 < x"),
+    ("no", "on"),  # words, not the products n*o and o*n: never equal, and not math_equiv's to call different
+    ("yes", "no"),
 ])
 def test_undecidable_or_unsafe_inputs_are_none(a, b):
     assert math_equiv(a, b) is None

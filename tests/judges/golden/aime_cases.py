@@ -36,6 +36,16 @@ so $24^{10} \equiv 176 \cdot 576 = 101376 \equiv 376$. Then $2^{101} \equiv 752$
 **Step 3.** $99 \cdot 752 = 74448 \equiv 448$, and $N \equiv 2 + 448 = 450$.
 """
 
+# An R1-style answer to a distance problem, up to (not including) its final line.
+R1_540 = r"""<think>
+The hypotenuse is $\sqrt{324^2 + 432^2}$. Note $324 = 108 \cdot 3$ and $432 = 108 \cdot 4$, so it is $108 \cdot 5 = 540$. So maybe \boxed{540}.
+</think>
+
+Since $324 = 3 \cdot 108$ and $432 = 4 \cdot 108$, the distance is a scaled 3-4-5 triangle:
+$$\sqrt{324^2 + 432^2} = 108 \cdot 5 = 540.$$
+
+"""
+
 CASES = [
     # --- where the final answer sits ---------------------------------------------------------------
     dict(id="think-then-boxed-final", response=THINK_WITH_BOXES + "Squares mod 5 are 0, 1, 4, so the count is $100 + 800$.\n\n**Final Answer**\n\\[\n\\boxed{900}\n\\]",
@@ -152,4 +162,53 @@ CASES = [
     dict(id="bare-number-response", response="25", target="025", status="graded", extracted="25", correct=True),
     dict(id="bare-bold-padded-number", response="</think>\n\n**025**\n", target="25", status="graded", extracted="25", correct=True),
     dict(id="bare-number-after-reasoning-is-not-an-answer", response=LONG_DERIVATION + "\n450", target="450", status="no_answer", extracted=None, correct=False),
+    # --- letters are never dropped to leave an integer ---------------------------------------------
+    dict(id="letters-attached-variable", response="Solving for $k$, we find $k = \\boxed{3x}$.", target="3", status="graded", extracted="3x", correct=False),
+    dict(id="letters-spaced-variable", response="The number of tilings is $\\boxed{12 n}$.", target="12", status="graded", extracted="12 n", correct=False),
+    dict(id="letters-imaginary-unit", response="So $z^2 = \\boxed{2 i}$.", target="2", status="graded", extracted="2 i", correct=False),
+    dict(id="letters-euler-e", response="The limit equals $\\boxed{12 e}$.", target="12", status="graded", extracted="12 e", correct=False),
+    dict(id="letters-text-hedge", response="Hence the count is $\\boxed{7 \\text{ or more}}$.", target="7", status="graded", extracted="7 or more", correct=False),
+    dict(id="letters-bare-metre-is-a-variable", response="\\boxed{540 m}", target="540", status="graded", extracted="540 m", correct=False),
+    dict(id="phrase-hedge-or-more", response="So the answer is 7 or more.", target="7", status="graded", extracted="7 or more", correct=False),
+    dict(id="phrase-value-word-squared", response="Therefore the answer is 5 squared.", target="5", status="graded", extracted="5 squared", correct=False),
+    dict(id="phrase-counted-noun", response="Counting each orbit once, the answer is 12 triangles.", target="12", status="graded", extracted="12", correct=True),
+    # --- units on the allow-list -------------------------------------------------------------------
+    dict(id="unit-text-cm", response="The perimeter is $\\boxed{540 \\text{ cm}}$.", target="540", status="graded", extracted="540", correct=True),
+    dict(id="unit-bare-cm", response="\\boxed{540 cm}", target="540", status="graded", extracted="540", correct=True),
+    dict(id="unit-text-metre", response="The length of the fence is $\\boxed{540\\,\\text{m}}$.", target="540", status="graded", extracted="540", correct=True),
+    dict(id="unit-square-units", response="The area of the hexagon is $\\boxed{540 \\text{ square units}}$.", target="540", status="graded", extracted="540", correct=True),
+    dict(id="unit-dollars", response="**Final Answer:** \\boxed{540 \\text{ dollars}}", target="540", status="graded", extracted="540", correct=True),
+    dict(id="unit-degrees-circ-540", response="Each exterior angle sums to $\\boxed{540^\\circ}$.", target="540", status="graded", extracted="540", correct=True),
+    dict(id="unit-percent", response="The percentage is $\\boxed{54\\%}$.", target="54", status="graded", extracted="54", correct=True),
+    # --- powers and exact expressions -------------------------------------------------------------
+    dict(id="python-power", response="So the answer is $\\boxed{2**3}$.", target="8", status="graded", extracted="8", correct=True),
+    dict(id="python-power-tower-not-digits", response="\\boxed{10**10**10}", target="101", status="graded", extracted="10^10^10", correct=False),
+    dict(id="latex-power-tower-refused", response="\\boxed{10^{10^{10}}}", target="100", status="graded", extracted="10^{10^{10}}", correct=False),
+    dict(id="sqrt-integer-valued", response=R1_540 + "**Final Answer**\n\\[\n\\boxed{\\sqrt{324^2 + (-432)^2}}\n\\]", target="540", status="graded", extracted="540", correct=True),
+    dict(id="binomial-integer-valued", response="Choosing the 3 red positions among 10: $\\boxed{\\binom{10}{3}}$.", target="120", status="graded", extracted="120", correct=True),
+    dict(id="power-minus-one-out-of-range", response="The number of nonempty subsets is $\\boxed{2^{10}-1}$.", target="023", status="graded", extracted="1023", correct=False),
+    dict(id="fraction-integer-valued-540", response="Halving, the answer is $\\boxed{\\frac{1080}{2}}$.", target="540", status="graded", extracted="540", correct=True),
+    dict(id="factorial-integer-valued", response="The number of orderings is $\\boxed{5!}$.", target="120", status="graded", extracted="120", correct=True),
+    dict(id="surd-product-integer-valued", response="\\boxed{(\\sqrt{3}+1)(\\sqrt{3}-1)}", target="2", status="graded", extracted="2", correct=True),
+    dict(id="sqrt-not-integer", response="The side length is $\\boxed{\\sqrt{2}}$.", target="1", status="graded", extracted="\\sqrt{2}", correct=False),
+    dict(id="near-integer-decimal", response="Numerically, $\\boxed{540.0000001}$.", target="540", status="graded", extracted="540.0000001", correct=False),
+    dict(id="tuple-not-thousands", response="The pair is $\\boxed{(3,141)}$.", target="141", status="graded", extracted="(3,141)", correct=False),
+    dict(id="thousands-braced-comma", response="\\boxed{1{,}000}", target="0", status="graded", extracted="1000", correct=False),
+    # --- styles models use ----------------------------------------------------------------------------
+    dict(id="style-r1-display-box", response=R1_540 + "**Final Answer**\n\\[\n\\boxed{540}\n\\]", target="540", status="graded", extracted="540", correct=True),
+    dict(id="style-inline-box-period", response="Thus the distance is $\\boxed{540}$.", target="540", status="graded", extracted="540", correct=True),
+    dict(id="style-bold-final-answer-colon", response=R1_540 + "**Final Answer:** 540", target="540", status="graded", extracted="540", correct=True),
+    dict(id="style-bold-number-phrase", response="Putting it together, the answer is **540**.", target="540", status="graded", extracted="540", correct=True),
+    dict(id="style-answer-dollar-math", response="The answer is $540$", target="540", status="graded", extracted="540", correct=True),
+    dict(id="style-chinese-colon", response="所以距离为 540。\n\n答案：540", target="540", status="graded", extracted="540", correct=True),
+    dict(id="style-chinese-bold-boxed", response="**答案**：$\\boxed{540}$", target="540", status="graded", extracted="540", correct=True),
+    dict(id="style-stated-first-then-verified", response="**Answer: 540**\n\nVerification: $324^2 + 432^2 = 104976 + 186624 = 291600 = 540^2$, so the distance 540 is right, and no other choice of signs changes it.",
+         target="540", status="graded", extracted="540", correct=True),
+    dict(id="style-boxed-first-then-checked", response="$\\boxed{540}$\n\n**Check.** With $a = 18$ we get $18 \\cdot 30 = 540$; trying $a = 19$ gives $570 > 560$, which is too large.",
+         target="540", status="graded", extracted="540", correct=True),
+    dict(id="style-revised-phrase-last-wins", response="So the answer is 480.\n\nWait, that's wrong: I dropped the factor $\\frac{9}{8}$. Recomputing, $480 \\cdot \\frac{9}{8} = 540$.\n\n**Final Answer:** 540",
+         target="540", status="graded", extracted="540", correct=True),
+    dict(id="style-revised-box-last-wins", response="This gives \\boxed{480}.\n\nHmm, that's not right — the reflections were not counted. Including them, the total is \\boxed{540}.",
+         target="540", status="graded", extracted="540", correct=True),
+    dict(id="style-answer-heading-bold-number", response=R1_540 + "### Final Answer\n\n**540**", target="540", status="graded", extracted="540", correct=True),
 ]
