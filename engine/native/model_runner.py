@@ -22,14 +22,15 @@ class ModelRunner:
         bt = torch.tensor(block_table, dtype=torch.long)
         return bt[pos // bs] * bs + pos % bs
 
-    def prepare(self, seqs: list[Sequence], counts: list[int]) -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata, list[int]]:
-        """Decode rows (one new token) go first, then prefill chunks; returns rows whose logits to sample."""
-        order = sorted(range(len(seqs)), key=lambda i: counts[i] != 1)
-        dec = [i for i in order if counts[i] == 1]
-        pre = [i for i in order if counts[i] != 1]
+    def prepare(self, seqs: list[Sequence], chunks: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata, list[int]]:
+        """chunks[i]: the token ids sequence i feeds this step, from position seq.num_computed_tokens on.
+        One-token chunks (decodes) go first, then longer chunks; also returns each sequence's first row."""
+        dec = [i for i, c in enumerate(chunks) if len(c) == 1]
+        pre = [i for i, c in enumerate(chunks) if len(c) != 1]
         ids: list[int] = []
         positions: list[int] = []
         slot_parts: list[torch.Tensor] = []
+        first_row = [0] * len(seqs)
         bs = self.block_size
         attn = AttentionMetadata(slot_mapping=torch.empty(0, dtype=torch.long), num_decode=len(dec))
         if dec:
@@ -41,9 +42,9 @@ class ModelRunner:
             for r, i in enumerate(dec):
                 table = seqs[i].block_table[:nb]
                 bt[r, :len(table)] = torch.tensor(table)
-                pos = seqs[i].num_computed_tokens
-                ids.append(seqs[i].token_ids[pos])
-                positions.append(pos)
+                ids.append(chunks[i][0])
+                positions.append(seqs[i].num_computed_tokens)
+                first_row[i] = r
             p = torch.arange(L)
             valid = p[None, :] < ctx[:, None]
             # Padded positions read the zeroed null slot 0 and are masked off.
@@ -54,9 +55,9 @@ class ModelRunner:
             slot_parts.append(slots.gather(1, (ctx - 1)[:, None]).squeeze(1))
         row = len(dec)
         for i in pre:
-            seq, n = seqs[i], counts[i]
+            seq, n = seqs[i], len(chunks[i])
             start = seq.num_computed_tokens
-            ids.extend(seq.token_ids[start:start + n])
+            ids.extend(chunks[i])
             positions.extend(range(start, start + n))
             ctx_slots = self._slots(seq.block_table, 0, start + n)
             mask = None
@@ -65,46 +66,21 @@ class ModelRunner:
                 mask = torch.arange(start + n)[None, :] <= q[:, None]
             attn.prefills.append(PrefillChunk(row, row + n, ctx_slots, mask))
             slot_parts.append(ctx_slots[start:])
+            first_row[i] = row
             row += n
         attn.slot_mapping = torch.cat(slot_parts) if len(slot_parts) > 1 else slot_parts[0]
         if self.device.type != "cpu":
             attn = _to_device(attn, self.device)
         input_ids = torch.tensor(ids, dtype=torch.long, device=self.device)
         pos_t = torch.tensor(positions, dtype=torch.long, device=self.device)
-        # Map sampled rows back to the caller's sequence order.
-        row_of = {}
-        r = 0
-        for i in dec:
-            if seqs[i].num_computed_tokens + 1 == seqs[i].num_tokens:  # not a 1-token chunk mid-prompt
-                row_of[i] = r
-            r += 1
-        for i in pre:
-            r += counts[i]
-            if seqs[i].num_computed_tokens + counts[i] == seqs[i].num_tokens:
-                row_of[i] = r - 1
-        return input_ids, pos_t, attn, [row_of.get(i, -1) for i in range(len(seqs))]
+        return input_ids, pos_t, attn, first_row
 
     @torch.inference_mode()
-    def run(self, seqs: list[Sequence], counts: list[int]) -> tuple[torch.Tensor | None, list[int]]:
-        """Forward one step; returns float32 logits for sequences that finished their prompt/decode (row order
-        given by the returned index list, -1 for sequences mid-prefill)."""
-        input_ids, positions, attn, rows = self.prepare(seqs, counts)
+    def run(self, seqs: list[Sequence], chunks: list[list[int]]) -> tuple[torch.Tensor, list[int]]:
+        """Forward one step (see prepare); returns the hidden states [rows, H] and each sequence's first row."""
+        input_ids, positions, attn, first_row = self.prepare(seqs, chunks)
         self.kv.flush_zeroes()
-        hidden = self.model(input_ids, positions, attn)
-        want = [r for r in rows if r >= 0]
-        if not want:
-            return None, rows
-        idx = torch.tensor(want, dtype=torch.long, device=hidden.device)
-        logits = self.model.compute_logits(hidden.index_select(0, idx)).float().cpu()
-        # rows[i] becomes the index into `logits` for sequence i.
-        out, k = [], 0
-        for r in rows:
-            if r >= 0:
-                out.append(k)
-                k += 1
-            else:
-                out.append(-1)
-        return logits, out
+        return self.model(input_ids, positions, attn), first_row
 
 
 def _to_device(attn: AttentionMetadata, device: torch.device) -> AttentionMetadata:

@@ -18,7 +18,7 @@ import torch
 
 from engine.base import SamplingParams
 from engine.native.attention import AttentionMetadata, PrefillChunk
-from engine.native.spec_decode import processed_probs, sample
+from engine.native.sampler import draw, filtered_probs
 
 
 def slots_for(block_table: list[int], start: int, end: int, block_size: int) -> torch.Tensor:
@@ -105,6 +105,6 @@ class MTPDrafter:
             if r.argmax:
                 drafts[i].append(int(logits[n].argmax()))
             else:
-                q = processed_probs(logits[n], r.params)
-                drafts[i].append(sample(q, r.generator))
-                qprobs[i].append(q)
+                q = filtered_probs(logits[n:n + 1], [r.params])
+                drafts[i].append(int(draw(q, [r.generator])[0]))
+                qprobs[i].append(q[0])
