@@ -64,7 +64,8 @@ class SpecStats:
 
 
 class SyntheticAcceptance:
-    """Benchmark mode: draft i is accepted iff all earlier ones were and a seeded uniform < p (AL = 1+p+..+p^n)."""
+    """Benchmark mode: draft i is accepted iff all earlier ones were and a seeded uniform < p (AL = 1+p+..+p^n;
+    sweep/acceptance.py states the definition that sweeps record)."""
 
     def __init__(self, p: float, seed: int = 0):
         if not 0.0 <= p <= 1.0:
@@ -81,7 +82,7 @@ class SyntheticAcceptance:
 
     @staticmethod
     def expected_length(p: float, nextn: int) -> float:
-        return sum(p ** i for i in range(nextn + 1))
+        return float(sum(p ** i for i in range(nextn + 1)))
 
 
 def accept_greedy(drafts: list[int], target_logits: torch.Tensor) -> tuple[int, list[int]]:
