@@ -156,3 +156,29 @@ def test_two_mtp_modules_are_used_in_turn(tmp_path, engine_cache_dir):
     plain = run_requests(build_engine(LLMEngine, folder), prompts, sp)
     assert _tokens(run_requests(eng, prompts, sp)) == _tokens(plain)
     assert set(calls) == {0, 1}  # step 1 module 0, step 2 module 1, step 3 module 0 again
+
+
+def test_tiny_temperature_is_greedy_on_the_speculative_path(predictable_folder):
+    """1e-45 once gave NaN probabilities, and torch.multinomial then failed the whole step."""
+    prompts = prompts_of([5, 9], seed=7)
+    plain = _tokens(run_requests(build_engine(LLMEngine, predictable_folder), prompts, SamplingParams(max_tokens=12)))
+    eng = build_engine(SpecLLMEngine, predictable_folder, nextn=2)
+    params = [SamplingParams(max_tokens=12, temperature=1e-45, seed=1), SamplingParams(max_tokens=12)]
+    assert _tokens(run_requests(eng, prompts, params)) == plain
+    assert eng.spec_stats.num_drafts > 0
+
+
+def test_a_failing_verify_fails_only_its_request(predictable_folder, monkeypatch):
+    import engine.native.spec_engine as spec_engine
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("bad row")
+    monkeypatch.setattr(spec_engine, "accept_rejection", broken)  # only sampled requests reach it
+    prompts = prompts_of([5, 9], seed=7)
+    plain = run_requests(build_engine(LLMEngine, predictable_folder), prompts[1:], SamplingParams(max_tokens=12))
+    eng = build_engine(SpecLLMEngine, predictable_folder, nextn=2)
+    sampled, greedy = run_requests(eng, prompts, [SamplingParams(max_tokens=12, temperature=0.8, seed=1),
+                                                  SamplingParams(max_tokens=12)])
+    assert sampled.finish_reason == "error" and "speculative verify failed: RuntimeError: bad row" in sampled.error
+    assert greedy.finish_reason != "error" and greedy.token_ids == plain[0].token_ids
+    assert eng.stats()["blocks_used"] == 0 and not eng.request_spec_stats
