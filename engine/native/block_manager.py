@@ -93,7 +93,8 @@ class BlockManager:
             self._take(bid)
         seq.block_table = list(hits)
         seq.num_hashed_blocks = len(hits)
-        seq.advance(cached - seq.num_computed_tokens)  # a waiting sequence holds nothing: this is `cached`
+        seq.rollback(0)  # a waiting sequence holds no KV: it starts from its cached prefix
+        seq.advance(cached)
         seq.num_cached_tokens = cached
         self.grow(seq, cached + num_new_tokens_after_hits)
         return True

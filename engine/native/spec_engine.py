@@ -92,9 +92,11 @@ class SpecLLMEngine(LLMEngine):
 
     def _commit(self, seqs: list[Sequence], chunks: list[list[int]], hidden: torch.Tensor, first_row: list[int],
                 out: StepOutput) -> list[int]:
+        if not self.nextn:
+            return super()._commit(seqs, chunks, hidden, first_row, out)
         emitted = [0] * len(seqs)
         plain = [i for i, d in enumerate(self._round) if d is None]
-        for i in plain:
+        for i in plain:  # the MTP module drafts from these hidden states later
             self._keep_hidden(seqs[i], hidden[first_row[i]:first_row[i] + len(chunks[i])])
         for i, e in zip(plain, super()._commit([seqs[i] for i in plain], [chunks[i] for i in plain], hidden,
                                                [first_row[i] for i in plain], out)):
