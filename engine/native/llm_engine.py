@@ -5,7 +5,7 @@ import itertools
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 import torch
 
@@ -24,6 +24,9 @@ from engine.native.scheduler import ScheduledBatch, Scheduler
 from engine.native.sequence import Sequence
 from engine.native.tokenizer import Tokenizer
 from engine.native.weight_cache import load_weights
+
+if TYPE_CHECKING:
+    from engine.native.spec_decode import SpecStats
 
 
 # Edits one request's float32 logits row in place before sampling: (output token ids so far, row) -> None.
@@ -48,7 +51,7 @@ class RequestOutput:
     arrival_time: float = 0.0
     first_token_time: float | None = None
     finish_time: float | None = None
-    spec_stats: Any = None  # a finished request's spec_decode.SpecStats (speculative engine only)
+    spec_stats: SpecStats | None = None  # a finished request's draft accounting (SpecLLMEngine only)
 
 
 @dataclass

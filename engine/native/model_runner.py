@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from engine.native.attention import AttentionMetadata, PrefillChunk, Workspace
+from engine.native.attention import AttentionMetadata, Workspace, prefill_chunk
 from engine.native.kv_cache import KVCache
 from engine.native.sequence import Sequence
 
@@ -15,12 +15,6 @@ class ModelRunner:
         self.device = device
         self.block_size = kv_cache.block_size
         self.workspace = Workspace()
-
-    def _slots(self, block_table: list[int], start: int, end: int) -> torch.Tensor:
-        bs = self.block_size
-        pos = torch.arange(start, end)
-        bt = torch.tensor(block_table, dtype=torch.long)
-        return bt[pos // bs] * bs + pos % bs
 
     def prepare(self, seqs: list[Sequence], chunks: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata, list[int]]:
         """chunks[i]: the token ids sequence i feeds this step, from position seq.num_computed_tokens on.
@@ -59,18 +53,13 @@ class ModelRunner:
             start = seq.num_computed_tokens
             ids.extend(chunks[i])
             positions.extend(range(start, start + n))
-            ctx_slots = self._slots(seq.block_table, 0, start + n)
-            mask = None
-            if start:
-                q = torch.arange(start, start + n)
-                mask = torch.arange(start + n)[None, :] <= q[:, None]
-            attn.prefills.append(PrefillChunk(row, row + n, ctx_slots, mask))
-            slot_parts.append(ctx_slots[start:])
+            chunk, written = prefill_chunk(seq.block_table, start, start + n, row, bs)
+            attn.prefills.append(chunk)
+            slot_parts.append(written)
             first_row[i] = row
             row += n
         attn.slot_mapping = torch.cat(slot_parts) if len(slot_parts) > 1 else slot_parts[0]
-        if self.device.type != "cpu":
-            attn = _to_device(attn, self.device)
+        attn = attn.to(self.device)
         input_ids = torch.tensor(ids, dtype=torch.long, device=self.device)
         pos_t = torch.tensor(positions, dtype=torch.long, device=self.device)
         return input_ids, pos_t, attn, first_row
@@ -81,16 +70,3 @@ class ModelRunner:
         input_ids, positions, attn, first_row = self.prepare(seqs, chunks)
         self.kv.flush_zeroes()
         return self.model(input_ids, positions, attn), first_row
-
-
-def _to_device(attn: AttentionMetadata, device: torch.device) -> AttentionMetadata:
-    attn.slot_mapping = attn.slot_mapping.to(device)
-    if attn.decode_slots is not None:
-        attn.decode_slots = attn.decode_slots.to(device)
-        attn.decode_mask = attn.decode_mask.to(device)
-        attn.decode_blocks = attn.decode_blocks.to(device)
-    for c in attn.prefills:
-        c.slots = c.slots.to(device)
-        if c.mask is not None:
-            c.mask = c.mask.to(device)
-    return attn
