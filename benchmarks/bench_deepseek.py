@@ -117,11 +117,10 @@ def _start(folder: Path, batch: int, nextn: int, accept: float, context: int, th
                         nextn=nextn, synthetic_acceptance=accept if nextn else None, spec_seed=0,
                         ignore_eos=True)  # random weights: keep every request decoding
     g = torch.Generator().manual_seed(1)
-    for _ in range(batch):
-        eng.add_request(torch.randint(3, BENCH_CONFIG["vocab_size"], (context,), generator=g).tolist(),
-                        SamplingParams(max_tokens=10_000))
-    while any(s.num_output_tokens == 0 for s in list(eng.scheduler.running) + list(eng.scheduler.waiting)):
-        eng.step()  # prefill
+    prefilling = {eng.add_request(torch.randint(3, BENCH_CONFIG["vocab_size"], (context,), generator=g).tolist(),
+                                  SamplingParams(max_tokens=10_000)) for _ in range(batch)}
+    while prefilling:  # until every request has its first token
+        prefilling -= {o.request_id for o in eng.step().outputs}
     eng.draft_times = []
     if eng.drafter is not None:  # time the drafting half of a speculative step
         inner = eng.drafter.propose

@@ -80,11 +80,11 @@ class DecodeSweep:
 
     def _fill(self, requests: int, context: int, steps: int) -> list[str]:
         """Prefill R prompts of `context` tokens; returns once every request is decoding."""
-        bm = self.engine.block_manager
-        need = requests * -(-(context + steps * self.tokens_per_step + 8) // bm.block_size)
-        if self.fill == "unique" and need > bm.num_blocks:
+        kv = self.engine.stats()
+        need = requests * -(-(context + steps * self.tokens_per_step + 8) // kv["block_size"])
+        if self.fill == "unique" and need > kv["num_blocks"]:
             raise MemoryError(f"KV cache out of memory: {requests} requests x {context} tokens need {need} blocks, "
-                              f"the cache has {bm.num_blocks}")
+                              f"the cache has {kv['num_blocks']}")
         shared = None
         if self.fill == "shared_prefix":  # one prefix per sweep: later points hit the prefix cache
             if len(self._shared) != context - 16:

@@ -14,16 +14,28 @@ Layers, bottom up (one concept per file):
   attention.py       AttentionMetadata (paged KV slots and blocks) and the paged attention used by models
   kv_cache.py        KVCache: per-layer tensors allocated from a byte budget, shaped by the model's spec;
                      blocks are zeroed when handed out, so attention may read whole blocks
-  block_manager.py   fixed-size blocks, reference counts, prefix caching by chained block hash
-  sequence.py        one request's state (token ids, block table, sampling params, status)
+  block_manager.py   fixed-size blocks, reference counts, prefix caching keyed by a chained SHA-256 of
+                     the parent key and the token ids' bytes (a hit also checks the tokens and the parent)
+  sequence.py        one request's state (token ids, block table, sampling params, status); its computed
+                     length moves only through advance() and rollback()
   scheduler.py       continuous batching: token budget per step, chunked prefill mixed with decodes,
                      preemption by recompute when blocks run out
-  sampler.py         greedy / temperature / top-p / top-k with a per-request seeded torch.Generator
+  sampler.py         greedy / temperature / top-p / top-k with a per-request seeded torch.Generator; the one
+                     top-k/top-p implementation (speculative drafts and verification use it too).
+                     Temperatures below 1e-5 (GREEDY_TEMPERATURE_FLOOR) are greedy.
   detokenizer.py     incremental text, stop strings (held back while they may still match), logprobs
-  model_runner.py    builds input ids, positions and AttentionMetadata for a step, runs the model
-  llm_engine.py      LLMEngine: add_request / step / has_unfinished / abort / stats (step-level API)
+  model_runner.py    builds input ids, positions and AttentionMetadata for each sequence's chunk, runs the model
+  llm_engine.py      LLMEngine: add_request / step / has_unfinished / abort / stats (step-level API); one step
+                     pipeline with two hooks, _build_inputs (each sequence's chunk) and _commit (advance,
+                     sample, emit, roll back); a failing logits processor or unsamplable row fails only its
+                     request, and a non-finite temperature/top_p is a ValueError at add_request
+  spec_decode.py     draft acceptance (greedy, rejection sampling, synthetic) and SpecStats accounting
+  spec_mtp.py        MTPDrafter: draft tokens with DeepSeek-style MTP modules over the paged cache
+  spec_engine.py     SpecLLMEngine: LLMEngine whose hooks draft, verify and roll back (MTP speculation);
+                     per-request state is dropped when the request ends (stats leave on its last output)
   llm.py             LLM: offline API, LLM(model=...).generate(prompts, SamplingParams) and .chat(...)
-  backend.py         NativeEngine(engine.base.Engine): async chat/stream over a background engine thread
+  backend.py         NativeEngine(engine.base.Engine): async chat/stream over a background engine thread;
+                     aclose() ends every stream still in flight with an error naming the shutdown
 
 Extension points:
   * A model class is `nn.Module` with
@@ -41,8 +53,9 @@ Extension points:
     sequence reads.
   * Optional: enable_int4(tensors) -> bytes, to multiply small steps with 4-bit codes (Llama does).
   * LLMEngine.step() returns StepOutput (finished/streamed RequestOutput list + StepStats with
-    prefill/cached/decode token counts), so sweeps can time whole steps and speculative decoding can
-    drive the runner directly.
+    prefill/cached/decode token counts), so sweeps can time whole steps; LLMEngine.stats() gives the
+    live counters (requests, KV blocks used/free/cached, prefix hits, preemptions) for everything
+    outside the package.
 """
 from __future__ import annotations
 

@@ -76,6 +76,35 @@ class AttentionMetadata:
     block_size: int = 0
     workspace: Workspace | None = None
 
+    def to(self, device: torch.device) -> "AttentionMetadata":
+        """Move the index tensors (built on the CPU) to the model's device."""
+        if device.type == "cpu":
+            return self
+        self.slot_mapping = self.slot_mapping.to(device)
+        for name in ("decode_slots", "decode_mask", "decode_blocks"):
+            if getattr(self, name) is not None:
+                setattr(self, name, getattr(self, name).to(device))
+        for c in self.prefills:
+            c.slots = c.slots.to(device)
+            c.mask = c.mask.to(device) if c.mask is not None else None
+        return self
+
+
+def block_slots(block_table: list[int], start: int, end: int, block_size: int) -> torch.Tensor:
+    """Cache rows of positions [start, end) of a sequence with this block table."""
+    bt = torch.tensor(block_table, dtype=torch.long)
+    p = torch.arange(start, end)
+    return bt[p // block_size] * block_size + p % block_size
+
+
+def prefill_chunk(block_table: list[int], start: int, end: int, row: int,
+                  block_size: int) -> tuple[PrefillChunk, torch.Tensor]:
+    """Batch rows [row, row + end - start) write positions [start, end) and attend causally over [0, end);
+    also returns the cache rows they write."""
+    ctx = block_slots(block_table, 0, end, block_size)
+    mask = None if start == 0 else torch.arange(end)[None, :] <= torch.arange(start, end)[:, None]
+    return PrefillChunk(row, row + end - start, ctx, mask), ctx[start:]
+
 
 def _decode_bias(attn: AttentionMetadata, dtype: torch.dtype, hkv: int, g: int) -> torch.Tensor:
     """Additive mask [Hkv*Bd, G, L] (0 or -inf), built once per step and shared by every layer."""

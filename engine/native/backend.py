@@ -96,9 +96,10 @@ class NativeEngine(Engine):
             except RuntimeError:  # the caller's loop is closed; nobody is listening
                 self._sinks.pop(rid, None)
 
-    def _fail_all(self, error: str) -> None:
+    def _fail_all(self, error: str, abort: bool = True) -> None:
         for rid in list(self._sinks):
-            self.engine.abort(rid)
+            if abort:
+                self.engine.abort(rid)
             self._deliver(rid, EngineError(error))
 
     # ---- Engine API -------------------------------------------------------------------------------
@@ -184,7 +185,11 @@ class NativeEngine(Engine):
         return {"name": self.name, **self.engine.describe()}
 
     async def aclose(self) -> None:
+        """Stop the engine thread; every stream still in flight ends with an error naming the shutdown."""
         self._closed = True
         await asyncio.get_running_loop().run_in_executor(None, self._thread.join, 5.0)
+        # Abort (free blocks) only when the loop is gone: then this thread may touch the engine.
+        self._fail_all("the engine was shut down (aclose) while this request was in flight",
+                       abort=not self._thread.is_alive())
         if not self._thread.is_alive():  # collectives (tensor parallel) only from one thread at a time
             self.engine.close()

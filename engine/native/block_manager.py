@@ -1,25 +1,30 @@
 """KV block allocation: fixed-size blocks, reference counts, prefix caching by chained block hash."""
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from typing import Callable
+
+import numpy as np
 
 from engine.native.sequence import Sequence
 
 
 class Block:
-    __slots__ = ("block_id", "ref_count", "hash", "token_ids")
+    __slots__ = ("block_id", "ref_count", "hash", "parent", "token_ids")
 
     def __init__(self, block_id: int):
         self.block_id = block_id
         self.ref_count = 0
-        self.hash: int | None = None
+        self.hash: bytes | None = None
+        self.parent: bytes | None = None  # hash of the block before it in the sequence that computed it
         self.token_ids: tuple[int, ...] = ()
 
 
-def block_hash(token_ids: tuple[int, ...], prefix_hash: int | None) -> int:
-    # Chained: a block's identity includes everything before it.
-    return hash((prefix_hash, token_ids))
+def block_hash(token_ids: tuple[int, ...], parent: bytes | None) -> bytes:
+    """SHA-256 over the parent block's digest and the token ids' bytes: chained, so a block's identity
+    includes everything before it, and not forgeable the way Python's hash() is (vLLM's fix for the same)."""
+    return hashlib.sha256((parent or b"") + np.asarray(token_ids, dtype=np.int64).tobytes()).digest()
 
 
 class BlockManager:
@@ -41,7 +46,8 @@ class BlockManager:
         self.free_plain: list[int] = []
         self.untouched: list[int] = list(range(num_blocks - 1, 0, -1))
         self.free: OrderedDict[int, None] = OrderedDict()  # freed blocks with a prefix hash, LRU order
-        self.hash_to_block: dict[int, int] = {}
+        self.hash_to_block: dict[bytes, int] = {}
+        self.num_used = 0  # blocks with ref_count > 0
         self.queries = 0  # prompt blocks looked up
         self.hits = 0
 
@@ -56,25 +62,20 @@ class BlockManager:
     def blocks_for(self, num_tokens: int) -> int:
         return (num_tokens + self.block_size - 1) // self.block_size
 
-    def _chain_hashes(self, token_ids: list[int], n_blocks: int) -> list[int]:
-        out, h, bs = [], None, self.block_size
-        for i in range(n_blocks):
-            h = block_hash(tuple(token_ids[i * bs:(i + 1) * bs]), h)
-            out.append(h)
-        return out
-
     def lookup_prefix(self, seq: Sequence) -> list[int]:
-        """Block ids of the longest cached prefix; the last token is always left to compute."""
+        """Block ids of the longest cached prefix; the last token is always left to compute. Each hit's own
+        tokens and its parent's digest are compared too, so even a digest collision cannot splice prefixes."""
         if not self.enable_prefix_caching:
             return []
-        n = (seq.num_tokens - 1) // self.block_size
-        hits = []
-        for i, h in enumerate(self._chain_hashes(seq.token_ids, n)):
+        hits, parent, bs = [], None, self.block_size
+        for i in range((seq.num_tokens - 1) // bs):
+            ids = tuple(seq.token_ids[i * bs:(i + 1) * bs])
+            h = block_hash(ids, parent)
             bid = self.hash_to_block.get(h)
-            bs = self.block_size
-            if bid is None or self.blocks[bid].token_ids != tuple(seq.token_ids[i * bs:(i + 1) * bs]):
+            if bid is None or self.blocks[bid].token_ids != ids or self.blocks[bid].parent != parent:
                 break
             hits.append(bid)
+            parent = h
         return hits
 
     def admit(self, seq: Sequence, num_new_tokens_after_hits: int) -> bool:
@@ -92,7 +93,8 @@ class BlockManager:
             self._take(bid)
         seq.block_table = list(hits)
         seq.num_hashed_blocks = len(hits)
-        seq.num_computed_tokens = cached
+        seq.rollback(0)  # a waiting sequence holds no KV: it starts from its cached prefix
+        seq.advance(cached)
         seq.num_cached_tokens = cached
         self.grow(seq, cached + num_new_tokens_after_hits)
         return True
@@ -101,6 +103,7 @@ class BlockManager:
         b = self.blocks[bid]
         if b.ref_count == 0:
             del self.free[bid]
+            self.num_used += 1
         b.ref_count += 1
 
     def can_grow(self, seq: Sequence, num_tokens: int) -> bool:
@@ -119,7 +122,8 @@ class BlockManager:
             b = self.blocks[bid]
             if b.hash is not None and self.hash_to_block.get(b.hash) == bid:
                 del self.hash_to_block[b.hash]  # evict the stale prefix entry
-            b.hash, b.token_ids, b.ref_count = None, (), 1
+            b.hash, b.parent, b.token_ids, b.ref_count = None, None, (), 1
+            self.num_used += 1
             seq.block_table.append(bid)
             new.append(bid)
         if new and self.on_allocate is not None:
@@ -138,7 +142,7 @@ class BlockManager:
             h = block_hash(ids, prev)
             b = self.blocks[seq.block_table[i]]
             if b.hash is None:
-                b.hash, b.token_ids = h, ids
+                b.hash, b.parent, b.token_ids = h, prev, ids
                 self.hash_to_block.setdefault(h, b.block_id)
             prev = b.hash
         seq.num_hashed_blocks = max(seq.num_hashed_blocks, full)
@@ -149,13 +153,14 @@ class BlockManager:
             b = self.blocks[bid]
             b.ref_count -= 1
             if b.ref_count == 0:
+                self.num_used -= 1
                 if b.hash is None:
                     self.free_plain.append(bid)
                 else:
                     self.free[bid] = None
         seq.block_table = []
         seq.num_hashed_blocks = 0
-        seq.num_computed_tokens = 0
+        seq.rollback(0)
 
     def prefix_hit_rate(self) -> float:
         return self.hits / self.queries if self.queries else 0.0

@@ -43,9 +43,10 @@ class LLM:
         if use_tqdm:
             from tqdm import tqdm
             bar = tqdm(total=len(ids), desc="generate")
+        wanted = set(ids)
         while len(done) < len(ids):
             for o in self.engine.step().outputs:
-                if o.finished:
+                if o.finished and o.request_id in wanted:  # not another caller's leftover (e.g. an abort)
                     done[o.request_id] = o
                     if bar:
                         bar.update(1)

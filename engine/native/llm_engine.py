@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import torch
 
@@ -23,6 +24,9 @@ from engine.native.scheduler import ScheduledBatch, Scheduler
 from engine.native.sequence import Sequence
 from engine.native.tokenizer import Tokenizer
 from engine.native.weight_cache import load_weights
+
+if TYPE_CHECKING:
+    from engine.native.spec_decode import SpecStats
 
 
 # Edits one request's float32 logits row in place before sampling: (output token ids so far, row) -> None.
@@ -47,6 +51,7 @@ class RequestOutput:
     arrival_time: float = 0.0
     first_token_time: float | None = None
     finish_time: float | None = None
+    spec_stats: SpecStats | None = None  # a finished request's draft accounting (SpecLLMEngine only)
 
 
 @dataclass
@@ -156,8 +161,13 @@ class LLMEngine:
                     request_id: str | None = None, logits_processor: LogitsProcessor | None = None) -> str:
         """Queue a request; a request that can never run finishes with an error on the next step.
         logits_processor(output_token_ids, logits_row) may edit the request's float32 logits row in place
-        before each token is sampled (structured output, banned tokens)."""
+        before each token is sampled (structured output, banned tokens). Temperatures below
+        GREEDY_TEMPERATURE_FLOOR (1e-5) are greedy; a non-finite sampling value is a ValueError naming it."""
         params = params or SamplingParams()
+        for name in ("temperature", "top_p"):  # SamplingParams checks these, unless it was built around that
+            value = getattr(params, name)
+            if not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"sampling parameter {name} must be a finite number, got {value!r}")
         rid = request_id if request_id is not None else f"req-{next(self._ids)}"
         if rid in self._seqs:
             raise ValueError(f"request id {rid!r} is already in use")
@@ -168,32 +178,32 @@ class LLMEngine:
         self._detok[rid] = Detokenizer(self.tokenizer, params.stop)
         vocab = self.model_config.vocab_size
         limit = self.config.max_model_len
+        error = None
         if not prompt_token_ids:
-            return self._reject(seq, "prompt is empty")
-        if any(not 0 <= t < vocab for t in prompt_token_ids):
-            return self._reject(seq, f"prompt has token ids outside the vocabulary (0..{vocab - 1})")
-        if len(prompt_token_ids) >= limit:
-            return self._reject(seq, f"prompt has {len(prompt_token_ids)} tokens; the context length is {limit}, "
-                                     f"which leaves no room to generate")
-        self.scheduler.add(seq)
+            error = "prompt is empty"
+        elif any(not 0 <= t < vocab for t in prompt_token_ids):
+            error = f"prompt has token ids outside the vocabulary (0..{vocab - 1})"
+        elif len(prompt_token_ids) >= limit:
+            error = (f"prompt has {len(prompt_token_ids)} tokens; the context length is {limit}, "
+                     f"which leaves no room to generate")
+        if error:
+            self._pending.append(self._fail(seq, error))
+        else:
+            self.scheduler.add(seq)
         return rid
 
-    def _reject(self, seq: Sequence, error: str) -> str:
-        seq.error = error
-        seq.finish_reason = "error"
-        seq.finish_time = time.perf_counter()
-        self._pending.append(self._finish_output(seq, ""))
-        return seq.request_id
+    def _fail(self, seq: Sequence, error: str) -> RequestOutput:
+        """Finish one request with an error and free its blocks; nothing else is touched."""
+        self.scheduler.finish(seq)
+        seq.finish_reason, seq.error, seq.finish_time = "error", error, time.perf_counter()
+        return self._finish_output(seq, "")
 
     def abort(self, request_id: str) -> bool:
         """Stop a request now and free its KV blocks; False when it is unknown or already finished."""
         seq = self._seqs.get(request_id)
         if seq is None or seq.is_finished or seq.finish_reason:
             return False
-        self.scheduler.finish(seq)
-        seq.finish_reason, seq.error = "error", "aborted"
-        seq.finish_time = time.perf_counter()
-        self._pending.append(self._finish_output(seq, ""))
+        self._pending.append(self._fail(seq, "aborted"))
         return True
 
     def abort_all(self) -> int:
@@ -204,61 +214,91 @@ class LLMEngine:
         return self.scheduler.has_unfinished() or bool(self._pending)
 
     # ---- one step ---------------------------------------------------------------------------------
-    def _schedule(self) -> tuple[StepOutput, ScheduledBatch]:
-        """Start a step: pending outputs, this step's batch, and requests that can never fit finished with errors."""
+    def step(self) -> StepOutput:
+        """Schedule, build each sequence's input chunk (hook), one forward, commit tokens (hook)."""
+        t0 = time.perf_counter()
         out = StepOutput(outputs=self._pending)
         self._pending = []
         batch, failed = self.scheduler.schedule()
-        for seq in failed:
+        for seq in failed:  # requests that can never fit in the KV cache (the scheduler already dropped them)
             seq.finish_reason, seq.status, seq.finish_time = "error", seq.status.FINISHED, time.perf_counter()
             out.outputs.append(self._finish_output(seq, ""))
-        out.stats.num_preempted = batch.num_preempted
-        return out, batch
-
-    def step(self) -> StepOutput:
-        t0 = time.perf_counter()
-        out, batch = self._schedule()
         st = out.stats
-        if batch.empty:
-            st.elapsed_s = time.perf_counter() - t0
-            return out
-        seqs, counts = batch.seqs, batch.num_new_tokens
-        st.num_seqs = len(seqs)
-        for seq, n in zip(seqs, counts):
-            if n == 1 and seq.num_output_tokens > 0 and seq.num_computed_tokens == seq.num_tokens - 1:
-                st.num_decode_tokens += 1
-            else:
-                st.num_prefill_tokens += n
-            if seq.num_cached_tokens and seq.num_computed_tokens == seq.num_cached_tokens:  # admitted now
-                st.num_cached_tokens += seq.num_cached_tokens
-        logits, rows = self.runner.run(seqs, counts)
-        sampled = [i for i, r in enumerate(rows) if r >= 0]
-        if self._processors and sampled:
-            self._process_logits(logits, [(seqs[i], rows[i]) for i in sampled])
-        tokens, logprobs = (sample(logits, [seqs[i] for i in sampled]) if sampled else ([], None))
-        now = time.perf_counter()
-        for seq, n in zip(seqs, counts):
-            seq.num_computed_tokens += n
-            self.block_manager.register_computed(seq)
-        for k, i in enumerate(sampled):
-            seq = seqs[i]
-            tok = tokens[k]
-            seq.token_ids.append(tok)
-            if seq.first_token_time is None:
-                seq.first_token_time = now
-            if seq.logprobs is not None:
-                seq.logprobs.append(logprobs[k])
-            out.outputs.append(self._after_token(seq, tok))
+        st.num_preempted = batch.num_preempted
+        if not batch.empty:
+            seqs = batch.seqs
+            st.num_seqs = len(seqs)
+            decoding = [seq.is_decoding for seq in seqs]
+            for seq, n, dec in zip(seqs, batch.num_new_tokens, decoding):
+                st.num_prefill_tokens += 0 if dec else n
+                if seq.num_cached_tokens and seq.num_computed_tokens == seq.num_cached_tokens:  # admitted now
+                    st.num_cached_tokens += seq.num_cached_tokens
+            chunks = self._build_inputs(batch)
+            hidden, first_row = self.runner.run(seqs, chunks)
+            emitted = self._commit(seqs, chunks, hidden, first_row, out)
+            # Decode tokens = tokens emitted by decoding requests (a speculative round emits accepted drafts + 1).
+            st.num_decode_tokens = sum(e for e, dec in zip(emitted, decoding) if dec)
         st.elapsed_s = time.perf_counter() - t0
         return out
 
-    def _process_logits(self, logits: torch.Tensor, seq_rows: list[tuple[Sequence, int]]) -> None:
-        # The runner's logits may be inference tensors, which accept in-place writes only in inference mode.
+    def _build_inputs(self, batch: ScheduledBatch) -> list[list[int]]:
+        """Hook: the token ids each scheduled sequence feeds this step, from its num_computed_tokens on."""
+        return [seq.token_ids[seq.num_computed_tokens:seq.num_computed_tokens + n]
+                for seq, n in zip(batch.seqs, batch.num_new_tokens)]
+
+    def _commit(self, seqs: list[Sequence], chunks: list[list[int]], hidden: torch.Tensor, first_row: list[int],
+                out: StepOutput) -> list[int]:
+        """Hook: move each sequence past its chunk and sample a token where the chunk reached its newest
+        token (a decode or a prompt's last chunk); returns the tokens emitted per sequence."""
+        done = [i for i, (seq, c) in enumerate(zip(seqs, chunks)) if seq.num_computed_tokens + len(c) == seq.num_tokens]
+        for seq, c in zip(seqs, chunks):
+            seq.advance(len(c))
+            self.block_manager.register_computed(seq)
+        emitted = [0] * len(seqs)
+        if done:
+            logits = self._logits(hidden, [first_row[i] + len(chunks[i]) - 1 for i in done])
+            for i, ok in zip(done, self._sample_and_emit([seqs[i] for i in done], logits, out)):
+                emitted[i] = int(ok)
+        return emitted
+
+    def _logits(self, hidden: torch.Tensor, rows: list[int]) -> torch.Tensor:
+        """float32 CPU logits of the given hidden rows (per-request generators are CPU generators)."""
+        return self.runner.logits(hidden, rows)
+
+    def _sample_and_emit(self, seqs: list[Sequence], logits: torch.Tensor, out: StepOutput) -> list[bool]:
+        """Sample one token per row and emit it; a request whose processor or row fails is failed alone."""
+        errors = self._process_logits(logits, seqs) if self._processors else {}
+        tokens, logprobs, bad_rows = sample(logits, seqs)
+        errors = {**{i: f"sampling failed: {e}" for i, e in bad_rows.items()}, **errors}
+        sampled = []
+        for k, seq in enumerate(seqs):
+            if k in errors:
+                out.outputs.append(self._fail(seq, errors[k]))
+            else:
+                self._emit(seq, tokens[k], logprobs[k] if logprobs else None, out)
+            sampled.append(k not in errors)
+        return sampled
+
+    def _process_logits(self, logits: torch.Tensor, seqs: list[Sequence]) -> dict[int, str]:
+        """Run each request's logits processor on its row; returns {row: error} for processors that raised."""
+        errors = {}
+        # The logits may be inference tensors, which accept in-place writes only in inference mode.
         with torch.inference_mode(logits.is_inference()):
-            for seq, r in seq_rows:
+            for r, seq in enumerate(seqs):
                 proc = self._processors.get(seq.request_id)
                 if proc is not None:
-                    proc(seq.output_token_ids, logits[r])
+                    try:
+                        proc(seq.output_token_ids, logits[r])
+                    except Exception as exc:  # a user's processor: its failure is that request's failure
+                        errors[r] = f"logits processor failed: {type(exc).__name__}: {exc}"
+        return errors
+
+    def _emit(self, seq: Sequence, tok: int, logprob: float | None, out: StepOutput) -> bool:
+        """Append one token and report it; False once the request has finished."""
+        seq.append_token(tok, logprob)
+        o = self._after_token(seq, tok)
+        out.outputs.append(o)
+        return not o.finished
 
     def _after_token(self, seq: Sequence, tok: int) -> RequestOutput:
         p = seq.params
@@ -303,7 +343,8 @@ class LLMEngine:
         """Live counters: requests, KV blocks, prefix cache, preemptions (the server's /metrics reads these)."""
         bm, sched = self.block_manager, self.scheduler
         return {"requests_running": len(sched.running), "requests_waiting": len(sched.waiting),
-                "num_blocks": bm.num_blocks, "blocks_free": bm.num_free, "blocks_used": bm.num_blocks - bm.num_free,
+                "num_blocks": bm.num_blocks, "blocks_free": bm.num_free, "blocks_used": bm.num_used,
+                "blocks_cached": len(bm.free),  # free blocks still holding a prefix that a later request may hit
                 "block_size": bm.block_size, "kv_cache_bytes": self.kv.bytes,
                 "prefix_cache_queries": bm.queries, "prefix_cache_hits": bm.hits,
                 "prefix_cache_hit_rate": bm.prefix_hit_rate(), "preemptions": sched.total_preemptions}

@@ -1,51 +1,60 @@
-"""Token selection: greedy, temperature, top-k, top-p; one uniform draw per row from the row's own generator."""
+"""Token selection: greedy, temperature, top-k, top-p; one uniform draw per row from the row's own generator.
+The only top-k/top-p implementation: plain sampling, speculative drafts and rejection sampling all use it."""
 from __future__ import annotations
 
 import torch
 
-from engine.native.sequence import Sequence
+from engine.base import SamplingParams
+from engine.native.sequence import Sequence, is_greedy
 
 
-def sample(logits: torch.Tensor, seqs: list[Sequence]) -> tuple[list[int], list[float] | None]:
-    """logits: [B, V] float32 on CPU, one row per sequence. Returns token ids and (optional) logprobs."""
-    temps = [s.params.temperature for s in seqs]
+def filtered_probs(logits: torch.Tensor, params: list[SamplingParams]) -> torch.Tensor:
+    """Softmax of logits / temperature after top-k and top-p filtering, renormalised (fp32). logits: [B, V],
+    one SamplingParams per row; every operation is row-wise, so a row never depends on the other rows."""
+    x = logits.float() / torch.tensor([p.temperature for p in params], dtype=torch.float32)[:, None]
+    V = x.shape[-1]
+    if any(0 < p.top_k < V for p in params):
+        ks = torch.tensor([p.top_k if 0 < p.top_k < V else V for p in params])
+        kth = x.topk(int(ks.max()), dim=-1).values.gather(1, (ks - 1)[:, None])
+        x = x.masked_fill(x < kth, float("-inf"))
+    probs = torch.softmax(x, dim=-1)
+    top_p = torch.tensor([p.top_p for p in params], dtype=probs.dtype)
+    if bool((top_p < 1).any()):
+        sorted_p, order = probs.sort(dim=-1, descending=True)
+        # Keep the smallest prefix whose mass reaches top_p (mass strictly before a token; the top one stays).
+        sorted_p = sorted_p.masked_fill((sorted_p.cumsum(-1) - sorted_p) >= top_p[:, None], 0.0)
+        probs = torch.zeros_like(probs).scatter_(-1, order, sorted_p)
+    return probs / probs.sum(-1, keepdim=True)
+
+
+def draw(probs: torch.Tensor, generators: list[torch.Generator | None]) -> torch.Tensor:
+    """One token per row of probs [B, V] by inverse CDF, with one float64 uniform from that row's generator."""
+    cdf = probs.cumsum(-1)
+    u = torch.cat([torch.rand(1, generator=g, dtype=torch.float64) for g in generators])
+    pos = torch.searchsorted(cdf, (u.to(cdf.dtype) * cdf[:, -1])[:, None], right=True)
+    # Never past the last token with positive probability (a rounding tie at the top of the CDF).
+    pos = torch.minimum(pos, (probs > 0).cumsum(-1).argmax(-1, keepdim=True))
+    return pos.squeeze(1)
+
+
+def sample(logits: torch.Tensor, seqs: list[Sequence]) -> tuple[list[int], list[float] | None, dict[int, str]]:
+    """logits: [B, V] float32 on CPU, one row per sequence. Returns token ids, logprobs (when any sequence asks)
+    and {row: error} for rows that cannot be sampled (NaN or no finite logit); their token is meaningless."""
+    bad = torch.isnan(logits).any(-1) | ~torch.isfinite(logits.max(-1).values)
+    errors = {i: "the logits row has NaN or no finite value (a logits processor or the model produced it)"
+              for i in bad.nonzero().flatten().tolist()}
+    if errors:
+        logits = logits.masked_fill(bad[:, None], 0.0)
     tokens = torch.empty(len(seqs), dtype=torch.long)
-    greedy = [i for i, t in enumerate(temps) if t == 0]
-    sampled = [i for i, t in enumerate(temps) if t > 0]
+    greedy = [i for i, s in enumerate(seqs) if is_greedy(s.params)]
+    sampled = [i for i, s in enumerate(seqs) if not is_greedy(s.params)]
     if greedy:
-        rows = logits if len(greedy) == len(seqs) else logits[greedy]
-        tokens[greedy] = rows.argmax(dim=-1)
+        tokens[greedy] = (logits if len(greedy) == len(seqs) else logits[greedy]).argmax(dim=-1)
     if sampled:
-        tokens[sampled] = _sample_rows(logits[sampled], [seqs[i] for i in sampled])
+        rows = [seqs[i] for i in sampled]
+        tokens[sampled] = draw(filtered_probs(logits[sampled], [s.params for s in rows]), [s.generator for s in rows])
     logprobs = None
     if any(s.params.logprobs for s in seqs):
         # Log-probabilities of the chosen tokens under the model's distribution (before temperature).
         logprobs = torch.log_softmax(logits, dim=-1).gather(1, tokens[:, None]).squeeze(1).tolist()
-    return tokens.tolist(), logprobs
-
-
-def _sample_rows(logits: torch.Tensor, seqs: list[Sequence]) -> torch.Tensor:
-    # Every operation below is row-wise, so a row's result never depends on the other rows.
-    temps = torch.tensor([s.params.temperature for s in seqs], dtype=logits.dtype)
-    logits = logits / temps[:, None]
-    top_k = [s.params.top_k for s in seqs]
-    if any(k > 0 for k in top_k):
-        V = logits.shape[-1]
-        ks = torch.tensor([k if 0 < k < V else V for k in top_k])
-        kth = logits.topk(int(ks.max()), dim=-1).values.gather(1, (ks - 1)[:, None])
-        logits = logits.masked_fill(logits < kth, float("-inf"))
-    probs = torch.softmax(logits, dim=-1)
-    top_p = torch.tensor([s.params.top_p for s in seqs], dtype=probs.dtype)
-    index = None
-    if bool((top_p < 1).any()):
-        probs, index = probs.sort(dim=-1, descending=True)
-        before = probs.cumsum(-1) - probs  # mass strictly before each token; the top token always stays
-        probs = probs.masked_fill(before >= top_p[:, None], 0.0)
-    cdf = probs.cumsum(-1)
-    u = torch.cat([torch.rand(1, generator=s.generator, dtype=torch.float64) for s in seqs])
-    target = (u.to(cdf.dtype) * cdf[:, -1])[:, None]
-    pos = torch.searchsorted(cdf, target, right=True).clamp_(max=cdf.shape[-1] - 1)
-    # Skip zero-probability tokens that a rounding tie could land on.
-    pos = torch.minimum(pos, (probs > 0).cumsum(-1).argmax(-1, keepdim=True))
-    picked = pos.squeeze(1)
-    return index.gather(1, pos).squeeze(1) if index is not None else picked
+    return tokens.tolist(), logprobs, errors

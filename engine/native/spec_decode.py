@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from engine.base import SamplingParams
+from engine.native.sampler import draw, filtered_probs
+from engine.native.sequence import is_greedy
 
 
 @dataclass
@@ -62,7 +64,8 @@ class SpecStats:
 
 
 class SyntheticAcceptance:
-    """Benchmark mode: draft i is accepted iff all earlier ones were and a seeded uniform < p (AL = 1+p+..+p^n)."""
+    """Benchmark mode: draft i is accepted iff all earlier ones were and a seeded uniform < p (AL = 1+p+..+p^n;
+    sweep/acceptance.py states the definition that sweeps record)."""
 
     def __init__(self, p: float, seed: int = 0):
         if not 0.0 <= p <= 1.0:
@@ -79,28 +82,7 @@ class SyntheticAcceptance:
 
     @staticmethod
     def expected_length(p: float, nextn: int) -> float:
-        return sum(p ** i for i in range(nextn + 1))
-
-
-def processed_probs(logits: torch.Tensor, params: SamplingParams) -> torch.Tensor:
-    """Softmax of logits/temperature after top-k and top-p filtering (fp32). logits: [..., V]."""
-    x = logits.float() / params.temperature
-    if params.top_k and params.top_k < x.shape[-1]:
-        kth = x.topk(params.top_k, dim=-1).values[..., -1:]
-        x = x.masked_fill(x < kth, float("-inf"))
-    probs = torch.softmax(x, dim=-1)
-    if params.top_p < 1.0:
-        sorted_p, order = probs.sort(dim=-1, descending=True)
-        # Keep the smallest prefix whose mass reaches top_p (the first token always stays).
-        drop = (sorted_p.cumsum(-1) - sorted_p) >= params.top_p
-        sorted_p = sorted_p.masked_fill(drop, 0.0)
-        probs = torch.zeros_like(probs).scatter_(-1, order, sorted_p)
-        probs = probs / probs.sum(-1, keepdim=True)
-    return probs
-
-
-def sample(probs: torch.Tensor, generator: torch.Generator | None) -> int:
-    return int(torch.multinomial(probs, 1, generator=generator))
+        return float(sum(p ** i for i in range(nextn + 1)))
 
 
 def accept_greedy(drafts: list[int], target_logits: torch.Tensor) -> tuple[int, list[int]]:
@@ -123,8 +105,8 @@ def accept_rejection(drafts: list[int], draft_probs: torch.Tensor, target_probs:
         residual = (target_probs[i] - draft_probs[i]).clamp_min(0)
         s = float(residual.sum())
         # p == q on the support leaves no residual mass; then p itself is the right distribution.
-        return i, drafts[:i] + [sample(residual / s if s > 0 else target_probs[i], generator)]
-    return len(drafts), drafts + [sample(target_probs[len(drafts)], generator)]
+        return i, drafts[:i] + [_draw_one(residual / s if s > 0 else target_probs[i], generator)]
+    return len(drafts), drafts + [_draw_one(target_probs[len(drafts)], generator)]
 
 
 def accept_synthetic(drafts: list[int], target_logits: torch.Tensor, synthetic: SyntheticAcceptance,
@@ -132,5 +114,9 @@ def accept_synthetic(drafts: list[int], target_logits: torch.Tensor, synthetic: 
     """Forced acceptance for benchmarks: the next token after the accepted drafts comes from the target."""
     n = synthetic.num_accepted(len(drafts))
     row = target_logits[n]
-    nxt = int(row.argmax()) if params.temperature == 0 else sample(processed_probs(row, params), generator)
+    nxt = int(row.argmax()) if is_greedy(params) else _draw_one(filtered_probs(row[None], [params])[0], generator)
     return n, drafts[:n] + [nxt]
+
+
+def _draw_one(probs: torch.Tensor, generator: torch.Generator | None) -> int:
+    return int(draw(probs[None], [generator])[0])

@@ -1,33 +1,46 @@
-"""LLMEngine with MTP speculative decoding (DeepSeek-V3-style checkpoints).
+"""LLMEngine with MTP speculative decoding (DeepSeek-V3-style checkpoints), plugged into its step pipeline.
 
-The scheduler admits, chunks and preempts exactly as in LLMEngine. Each step, requests that are decoding
-draft up to nextn tokens with the MTP module(s) (spec_mtp.MTPDrafter); their verify chunks [t_N, d_1..d_k]
-then run in the same main-model forward as this step's prefill chunks. Acceptance is greedy, rejection
-sampling (temperature > 0) or the seeded synthetic mode; the computed length of a request drops back to
-its last accepted position, which is the rollback (stale rows past it are overwritten later).
-Verify rows ride on top of the scheduler's token budget (it counts one token per decoding request), and
-the blocks they need are taken at draft time; a request short of blocks drafts fewer tokens instead.
+The scheduler admits, chunks and preempts exactly as in LLMEngine. In `_build_inputs`, requests that are
+decoding and whose MTP state is in step with their cache draft up to nextn tokens with the MTP module(s)
+(spec_mtp.MTPDrafter); their chunk becomes the verify chunk [t_N, d_1..d_k], run in the same main-model
+forward as this step's other chunks. In `_commit`, acceptance is greedy, rejection sampling (temperature > 0)
+or the seeded synthetic mode, and the request's computed length rolls back to its last accepted position
+(stale rows past it are overwritten later). Verify rows ride on top of the scheduler's token budget (it
+counts one token per decoding request), and the blocks they need are taken at draft time; a request short
+of blocks drafts fewer tokens instead.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import torch
 
 from engine.base import EngineError, SamplingParams
-from engine.native.llm_engine import LLMEngine, LogitsProcessor, StepOutput
-from engine.native.sampler import sample as engine_sample
-from engine.native.sequence import Sequence
+from engine.native.llm_engine import LLMEngine, LogitsProcessor, RequestOutput, StepOutput
+from engine.native.sampler import filtered_probs
+from engine.native.scheduler import ScheduledBatch
+from engine.native.sequence import Sequence, is_greedy
 from engine.native.spec_decode import (SpecStats, SyntheticAcceptance, accept_greedy, accept_rejection,
-                                       accept_synthetic, processed_probs)
-from engine.native.spec_mtp import DraftRequest, MTPDrafter, chunk_meta
+                                       accept_synthetic)
+from engine.native.spec_mtp import DraftRequest, MTPDrafter
 
 
 @dataclass
 class _MTPState:
-    mtp_pos: int  # first position whose main hidden state the MTP module has not consumed
-    pending: torch.Tensor  # main hidden states of positions [mtp_pos, mtp_pos + len)
+    """Main-model hidden states the MTP module has not consumed: positions [start, end)."""
+
+    start: int
+    pending: torch.Tensor
+
+    @property
+    def end(self) -> int:
+        return self.start + self.pending.shape[0]
+
+
+@dataclass
+class _Draft:
+    tokens: list[int]
+    probs: torch.Tensor | None  # [k, V] distributions sampled drafts were drawn from (None when argmax)
 
 
 class SpecLLMEngine(LLMEngine):
@@ -44,9 +57,11 @@ class SpecLLMEngine(LLMEngine):
         self.nextn = nextn
         self.synthetic = SyntheticAcceptance(synthetic_acceptance, spec_seed) if synthetic_acceptance is not None else None
         self.spec_stats = SpecStats()  # whole engine
-        self.request_spec_stats: dict[str, SpecStats] = {}  # per request id, kept after the request finishes
+        # Per unfinished request; a finished request's stats leave with its final RequestOutput.spec_stats.
+        self.request_spec_stats: dict[str, SpecStats] = {}
         self.last_step_spec = SpecStats()  # this step only (sweeps time whole steps)
         self._mtp: dict[str, _MTPState] = {}
+        self._round: list[_Draft | None] = []  # this step's drafts, by position in the batch
         self.drafter = MTPDrafter(self.model, self.config.block_size, self.device) if nextn else None
 
     def add_request(self, prompt_token_ids: list[int], params: SamplingParams | None = None,
@@ -60,61 +75,60 @@ class SpecLLMEngine(LLMEngine):
         return {**super().describe(), "nextn": self.nextn,
                 "synthetic_acceptance": self.synthetic.p if self.synthetic else None}
 
-    def step(self) -> StepOutput:
-        if not self.nextn:
-            return super().step()
-        t0 = time.perf_counter()
+    def stats(self) -> dict:
+        return {**super().stats(), "spec": self.spec_stats.to_dict()}
+
+    # ---- hooks into LLMEngine.step ---------------------------------------------------------------------
+    def _build_inputs(self, batch: ScheduledBatch) -> list[list[int]]:
+        """Plain chunks, except that ready decoding requests feed [t_N, d_1..d_k] after drafting."""
         self.last_step_spec = SpecStats()
-        out, batch = self._schedule()
-        st = out.stats
-        if batch.empty:
-            st.elapsed_s = time.perf_counter() - t0
-            return out
-        st.num_seqs = len(batch.seqs)
-        spec, plain = [], []
-        for seq, n in zip(batch.seqs, batch.num_new_tokens):
-            if seq.num_cached_tokens and seq.num_computed_tokens == seq.num_cached_tokens:  # admitted now
-                st.num_cached_tokens += seq.num_cached_tokens
-            (spec if self._ready(seq, n) else plain).append((seq, n))
-        n_plain_decodes = sum(1 for seq, n in plain if self._is_decode(seq, n))
-        st.num_prefill_tokens = sum(n for seq, n in plain) - n_plain_decodes
-        drafts, qprobs = self._draft([s for s, _ in spec])
-        self.kv.flush_zeroes()  # blocks handed out this step, before anything writes them
-        with torch.inference_mode():
-            items = [(seq, seq.num_computed_tokens, seq.token_ids[seq.num_computed_tokens:seq.num_computed_tokens + n])
-                     for seq, n in plain]
-            items += [(seq, seq.num_computed_tokens, [seq.token_ids[-1]] + d) for (seq, _), d in zip(spec, drafts)]
-            meta = chunk_meta([(seq.block_table, s, s + len(ids)) for seq, s, ids in items], self.config.block_size,
-                              self.device)
-            ids = torch.tensor([t for _, _, x in items for t in x], dtype=torch.long, device=self.device)
-            pos = torch.cat([torch.arange(s, s + len(x)) for _, s, x in items]).to(self.device)
-            hidden = self.model(ids, pos, meta)
-        row = self._finish_plain(plain, hidden, out)
-        emitted = 0
-        for (seq, _), d, q in zip(spec, drafts, qprobs):
-            n = len(d) + 1
-            emitted += self._finish_spec(seq, d, q, hidden[row:row + n], out)
-            row += n
-        # Decode tokens = tokens emitted by decoding requests (a verify round emits accepted drafts + 1).
-        st.num_decode_tokens = n_plain_decodes + emitted
-        for rid in [r for r in self._mtp if r not in self._seqs]:  # aborted or failed requests
-            del self._mtp[rid]
-        st.elapsed_s = time.perf_counter() - t0
-        return out
+        chunks = super()._build_inputs(batch)
+        self._round = [None] * len(chunks)
+        ready = [i for i, seq in enumerate(batch.seqs) if self._can_draft(seq)] if self.nextn else []
+        for i, draft in zip(ready, self._draft([batch.seqs[i] for i in ready])):
+            self._round[i] = draft
+            chunks[i] = chunks[i] + draft.tokens
+        return chunks
+
+    def _commit(self, seqs: list[Sequence], chunks: list[list[int]], hidden: torch.Tensor, first_row: list[int],
+                out: StepOutput) -> list[int]:
+        if not self.nextn:
+            return super()._commit(seqs, chunks, hidden, first_row, out)
+        emitted = [0] * len(seqs)
+        plain = [i for i, d in enumerate(self._round) if d is None]
+        for i in plain:  # the MTP module drafts from these hidden states later
+            self._keep_hidden(seqs[i], hidden[first_row[i]:first_row[i] + len(chunks[i])])
+        for i, e in zip(plain, super()._commit([seqs[i] for i in plain], [chunks[i] for i in plain], hidden,
+                                               [first_row[i] for i in plain], out)):
+            emitted[i] = e
+        for i, draft in enumerate(self._round):
+            if draft is not None:
+                h = hidden[first_row[i]:first_row[i] + len(chunks[i])]
+                try:
+                    emitted[i] = self._verify(seqs[i], draft, h, out)
+                except Exception as exc:  # e.g. sampling one row: fail that request, not the step
+                    out.outputs.append(self._fail(seqs[i], f"speculative verify failed: {type(exc).__name__}: {exc}"))
+        self._round = []
+        return emitted
+
+    def _finish_output(self, seq: Sequence, new_text: str, new_ids: list[int] | None = None) -> RequestOutput:
+        # Every way a request ends (finished, aborted, failed) passes here: drop its per-request state.
+        self._mtp.pop(seq.request_id, None)
+        o = super()._finish_output(seq, new_text, new_ids)
+        o.spec_stats = self.request_spec_stats.pop(seq.request_id, None)
+        return o
 
     # ---- pieces -------------------------------------------------------------------------------------------
-    @staticmethod
-    def _is_decode(seq: Sequence, n: int) -> bool:
-        return n == 1 and seq.num_output_tokens > 0 and seq.num_computed_tokens == seq.num_tokens - 1
-
-    def _ready(self, seq: Sequence, n: int) -> bool:
+    def _can_draft(self, seq: Sequence) -> bool:
+        """A decoding request drafts when its MTP state ends exactly where its cache ends: every position
+        before its newest token was fed to the module or is pending. Preemption and prefix hits break this;
+        the state then restarts at the next computed chunk (_keep_hidden)."""
         s = self._mtp.get(seq.request_id)
-        return (self._is_decode(seq, n) and s is not None and s.pending.shape[0] > 0
-                and s.mtp_pos + s.pending.shape[0] == seq.num_computed_tokens)
+        return seq.is_decoding and s is not None and s.pending.shape[0] > 0 and s.end == seq.num_computed_tokens
 
-    def _draft(self, seqs: list[Sequence]) -> tuple[list[list[int]], list[torch.Tensor | None]]:
+    def _draft(self, seqs: list[Sequence]) -> list[_Draft]:
         if not seqs:
-            return [], []
+            return []
         reqs = []
         for seq in seqs:
             N = seq.num_computed_tokens
@@ -124,76 +138,47 @@ class SpecLLMEngine(LLMEngine):
                 k -= 1  # short of KV blocks: draft fewer rather than preempt anyone
             self.block_manager.grow(seq, N + 1 + k)
             s = self._mtp[seq.request_id]
-            greedy = seq.params.temperature == 0 or self.synthetic is not None
-            reqs.append(DraftRequest(seq.block_table, seq.token_ids, s.mtp_pos, s.pending, k, seq.params,
+            greedy = is_greedy(seq.params) or self.synthetic is not None
+            reqs.append(DraftRequest(seq.block_table, seq.token_ids, s.start, s.pending, k, seq.params,
                                      seq.generator, greedy))
         self.kv.flush_zeroes()  # the drafter writes MTP rows into the blocks just grown
         drafts, qprobs = self.drafter.propose(reqs)
         for seq, r in zip(seqs, reqs):
             if r.k:  # the module consumed every pending hidden state
                 self._mtp[seq.request_id] = _MTPState(seq.num_computed_tokens, r.pending_hidden[:0])
-        return drafts, qprobs
+        return [_Draft(d, q) for d, q in zip(drafts, qprobs)]
 
-    def _keep_hidden(self, seq: Sequence, start: int, h: torch.Tensor) -> None:
+    def _keep_hidden(self, seq: Sequence, h: torch.Tensor) -> None:
+        """Queue the main hidden states of positions [num_computed_tokens, + len(h)) for the MTP module."""
+        start = seq.num_computed_tokens
         s = self._mtp.get(seq.request_id)
-        if s is None or s.mtp_pos + s.pending.shape[0] != start:
+        if s is None or s.end != start:
             # New, re-admitted after preemption, or resumed past a prefix hit: MTP restarts here.
             self._mtp[seq.request_id] = _MTPState(start, h)
         else:
             s.pending = torch.cat([s.pending, h])
 
-    def _finish_plain(self, plain: list[tuple[Sequence, int]], hidden: torch.Tensor, out: StepOutput) -> int:
-        """Scheduler rows (prefill chunks, decodes not yet ready to draft): bookkeeping and sampling."""
-        row, last_rows, sampled = 0, [], []
-        for seq, n in plain:
-            self._keep_hidden(seq, seq.num_computed_tokens, hidden[row:row + n])
-            if seq.num_computed_tokens + n == seq.num_tokens:
-                last_rows.append(row + n - 1)
-                sampled.append(seq)
-            seq.num_computed_tokens += n
-            self.block_manager.register_computed(seq)
-            row += n
-        if sampled:
-            logits = self.model.compute_logits(hidden[torch.tensor(last_rows, device=hidden.device)]).float().cpu()
-            tokens, logprobs = engine_sample(logits, sampled)
-            for k, seq in enumerate(sampled):
-                self._emit(seq, tokens[k], logprobs[k] if logprobs else None, out)
-        return row
-
-    def _finish_spec(self, seq: Sequence, drafts: list[int], q: torch.Tensor | None, h: torch.Tensor,
-                     out: StepOutput) -> int:
-        """Accept drafts, emit tokens, roll the computed length back; returns tokens emitted."""
-        N, sp = seq.num_computed_tokens, seq.params
-        lg = self.model.compute_logits(h).float().cpu()
+    def _verify(self, seq: Sequence, draft: _Draft, h: torch.Tensor, out: StepOutput) -> int:
+        """Accept drafts, roll the computed length back to the last accepted one, emit; returns tokens emitted."""
+        N, sp, drafts = seq.num_computed_tokens, seq.params, draft.tokens
+        lg = self._logits(h, list(range(h.shape[0])))
         if self.synthetic is not None:
             n_acc, toks = accept_synthetic(drafts, lg, self.synthetic, sp, seq.generator)
-        elif sp.temperature == 0:
+        elif is_greedy(sp):
             n_acc, toks = accept_greedy(drafts, lg)
         else:
-            n_acc, toks = accept_rejection(drafts, q if q is not None else lg[:0], processed_probs(lg, sp),
-                                           seq.generator)
+            n_acc, toks = accept_rejection(drafts, draft.probs if draft.probs is not None else lg[:0],
+                                           filtered_probs(lg, [sp] * lg.shape[0]), seq.generator)
         if drafts:
             for stats in (self.spec_stats, self.last_step_spec,
                           self.request_spec_stats.setdefault(seq.request_id, SpecStats())):
                 stats.record(len(drafts), n_acc)
-        self._keep_hidden(seq, N, h[: n_acc + 1])
+        self._keep_hidden(seq, h[: n_acc + 1])
+        seq.advance(len(drafts) + 1)
+        seq.rollback(N + n_acc + 1)  # rows of rejected drafts are stale from here
+        self.block_manager.register_computed(seq)
         logprobs = torch.log_softmax(lg, -1) if sp.logprobs else None
         for i, tok in enumerate(toks):
             if not self._emit(seq, tok, float(logprobs[i, tok]) if logprobs is not None else None, out):
-                return i + 1
-        seq.num_computed_tokens = N + n_acc + 1  # rollback point: rejected positions are stale from here
-        self.block_manager.register_computed(seq)
+                return i + 1  # finished inside the round: later tokens are dropped
         return len(toks)
-
-    def _emit(self, seq: Sequence, tok: int, logprob: float | None, out: StepOutput) -> bool:
-        """Append one token; False once the request has finished (later tokens of the round are dropped)."""
-        seq.token_ids.append(tok)
-        if seq.first_token_time is None:
-            seq.first_token_time = time.perf_counter()
-        if seq.logprobs is not None and logprob is not None:
-            seq.logprobs.append(logprob)
-        o = self._after_token(seq, tok)
-        out.outputs.append(o)
-        if o.finished:
-            self._mtp.pop(seq.request_id, None)
-        return not o.finished

@@ -1,4 +1,4 @@
-"""MTP drafting over the paged cache, and the attention metadata builders it and the verify pass share.
+"""MTP drafting over the paged cache, with the attention metadata builders it needs.
 
 Drafting for one request whose main cache holds positions [0, N) and whose newest token is t_N:
   step 1   MTP module 0 over positions [mtp_pos, N): input (t_{i+1}, main hidden h_i); the last row's
@@ -17,26 +17,19 @@ from dataclasses import dataclass
 import torch
 
 from engine.base import SamplingParams
-from engine.native.attention import AttentionMetadata, PrefillChunk
-from engine.native.spec_decode import processed_probs, sample
-
-
-def slots_for(block_table: list[int], start: int, end: int, block_size: int) -> torch.Tensor:
-    bt = torch.tensor(block_table, dtype=torch.long)
-    p = torch.arange(start, end)
-    return bt[p // block_size] * block_size + p % block_size
+from engine.native.attention import AttentionMetadata, block_slots, prefill_chunk
+from engine.native.sampler import draw, filtered_probs
 
 
 def chunk_meta(items: list[tuple[list[int], int, int]], block_size: int, device: torch.device) -> AttentionMetadata:
     """Each (block_table, s, e) writes positions [s, e) and attends causally over [0, e)."""
     chunks, slot_maps, row = [], [], 0
     for bt, s, e in items:
-        ctx = slots_for(bt, 0, e, block_size).to(device)
-        mask = None if s == 0 else (torch.arange(e)[None, :] <= torch.arange(s, e)[:, None]).to(device)
-        chunks.append(PrefillChunk(row, row + e - s, ctx, mask))
-        slot_maps.append(ctx[s:])
+        chunk, written = prefill_chunk(bt, s, e, row, block_size)
+        chunks.append(chunk)
+        slot_maps.append(written)
         row += e - s
-    return AttentionMetadata(slot_mapping=torch.cat(slot_maps), prefills=chunks)
+    return AttentionMetadata(slot_mapping=torch.cat(slot_maps), prefills=chunks).to(device)
 
 
 def decode_meta(items: list[tuple[list[int], int]], block_size: int, device: torch.device) -> AttentionMetadata:
@@ -45,11 +38,10 @@ def decode_meta(items: list[tuple[list[int], int]], block_size: int, device: tor
     slots = torch.zeros(len(items), L, dtype=torch.long)
     mask = torch.zeros(len(items), 1, 1, L, dtype=torch.bool)
     for i, (bt, p) in enumerate(items):
-        slots[i, : p + 1] = slots_for(bt, 0, p + 1, block_size)
+        slots[i, : p + 1] = block_slots(bt, 0, p + 1, block_size)
         mask[i, 0, 0, : p + 1] = True
     last = slots[torch.arange(len(items)), torch.tensor([p for _, p in items])]
-    return AttentionMetadata(slot_mapping=last.to(device), num_decode=len(items), decode_slots=slots.to(device),
-                             decode_mask=mask.to(device))
+    return AttentionMetadata(slot_mapping=last, num_decode=len(items), decode_slots=slots, decode_mask=mask).to(device)
 
 
 @dataclass
@@ -105,6 +97,6 @@ class MTPDrafter:
             if r.argmax:
                 drafts[i].append(int(logits[n].argmax()))
             else:
-                q = processed_probs(logits[n], r.params)
-                drafts[i].append(sample(q, r.generator))
-                qprobs[i].append(q)
+                q = filtered_probs(logits[n:n + 1], [r.params])
+                drafts[i].append(int(draw(q, [r.generator])[0]))
+                qprobs[i].append(q[0])

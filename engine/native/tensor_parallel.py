@@ -5,6 +5,7 @@ all-reduces and logits gather keep the ranks in step. Ranks other than 0 hold no
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -35,8 +36,12 @@ class StepMessage:
     input_ids: torch.Tensor
     positions: torch.Tensor
     attn: AttentionMetadata
-    want: list[int]  # rows whose logits rank 0 samples (every rank joins the gather)
     zero_blocks: list[int]  # KV blocks rank 0's block manager handed out since the last step
+
+
+@dataclass
+class LogitsMessage:
+    rows: list[int]  # hidden rows of the last step whose logits rank 0 samples (every rank joins the gather)
 
 
 def model_reference(resolved: ResolvedModel) -> str:
@@ -97,13 +102,15 @@ class TPModelRunner(ModelRunner):
         self.parallel = parallel
         self.closed = False
 
-    def forward(self, input_ids, positions, attn, want):
-        try:
-            self.parallel.send(StepMessage(input_ids, positions, attn, want, self.kv.pending_zeroes()))
-            return super().forward(input_ids, positions, attn, want)
-        except RuntimeError as exc:  # gloo/NCCL: a peer died, or a collective passed --dist-timeout
-            raise EngineError(f"tensor parallel rank 0: a step failed ({type(exc).__name__}: {exc}); "
-                              f"another rank may have died") from exc
+    def forward(self, input_ids, positions, attn):
+        with _peer_failures():
+            self.parallel.send(StepMessage(input_ids, positions, attn, self.kv.pending_zeroes()))
+            return super().forward(input_ids, positions, attn)
+
+    def logits(self, hidden, rows):
+        with _peer_failures():
+            self.parallel.send(LogitsMessage(rows))
+            return super().logits(hidden, rows)
 
     def close(self) -> None:
         """Tell the other ranks to leave their loop (idempotent)."""
@@ -114,6 +121,15 @@ class TPModelRunner(ModelRunner):
                 self.parallel.leave()
             except RuntimeError:
                 pass  # a peer is already gone: the step that found out has reported it
+
+
+@contextmanager
+def _peer_failures():
+    try:
+        yield
+    except RuntimeError as exc:  # gloo/NCCL: a peer died, or a collective passed --dist-timeout
+        raise EngineError(f"tensor parallel rank 0: a step failed ({type(exc).__name__}: {exc}); "
+                          f"another rank may have died") from exc
 
 
 def run_worker(device: str | None = None, threads: int | None = None, timeout_s: float = 300.0) -> int:
@@ -134,10 +150,14 @@ def run_worker(device: str | None = None, threads: int | None = None, timeout_s:
     kv = KVCache(cls.kv_cache_spec(model.config), hello.kv_cache_bytes, hello.block_size, dtype, dev)
     model.bind_kv_cache(kv.caches)
     runner = ModelRunner(model, kv, dev)
+    hidden = None
     while (msg := _next_step(parallel)) is not None:
-        kv.zero_blocks(msg.zero_blocks)
         try:
-            runner.forward(msg.input_ids, msg.positions, msg.attn, msg.want)
+            if isinstance(msg, LogitsMessage):
+                runner.logits(hidden, msg.rows)
+            else:
+                kv.zero_blocks(msg.zero_blocks)
+                hidden = runner.forward(msg.input_ids, msg.positions, msg.attn)
         except Exception as exc:  # a collective timed out or a peer died mid-step
             raise EngineError(f"tensor parallel rank {parallel.rank}: a step failed ({type(exc).__name__}: "
                               f"{exc}); another rank may have died") from exc

@@ -161,3 +161,41 @@ def write_tokenizer(folder: Path, vocab_size: int) -> None:
 def engine_cache_dir(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "cache"
+
+
+def prompts_of(lengths, seed=1, vocab=97) -> list[list[int]]:
+    """Random token prompts of the given lengths (ids 2.. so none is bos/eos)."""
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randint(2, vocab, (n,), generator=g).tolist() for n in lengths]
+
+
+def build_engine(cls, folder, **kw):
+    """LLMEngine or SpecLLMEngine over a tiny checkpoint: fp32, CPU, one thread, 4-token blocks."""
+    kw.setdefault("kv_cache_gib", 0.005)
+    kw.setdefault("dtype", "fp32")
+    return cls(model=str(folder), device="cpu", threads=1, block_size=4, **kw)
+
+
+def run_requests(engine, prompts, params, processors=None) -> list:
+    """Add every prompt (params: one or one per prompt), step to the end; final RequestOutputs in order."""
+    plist = params if isinstance(params, list) else [params] * len(prompts)
+    procs = processors or [None] * len(prompts)
+    ids = [engine.add_request(p, sp, logits_processor=f) for p, sp, f in zip(prompts, plist, procs)]
+    done = {}
+    while engine.has_unfinished():
+        for o in engine.step().outputs:
+            if o.finished:
+                done[o.request_id] = o
+    return [done[i] for i in ids]
+
+
+@pytest.fixture()
+def tiny_folder(tiny_ckpt, engine_cache_dir):
+    write_tokenizer(tiny_ckpt, 97)
+    return tiny_ckpt
+
+
+@pytest.fixture()
+def predictable_folder(predictable_ckpt, engine_cache_dir):
+    write_tokenizer(predictable_ckpt, 97)
+    return predictable_ckpt

@@ -60,15 +60,84 @@ def test_faults_stay_with_their_request(native):
     assert ok.error is None and "Paris" in ok.text
 
 
+async def _until_first_token(stream) -> None:
+    """Read a stream until it has produced a token: the request is then running and holds KV blocks."""
+    async for d in stream:
+        assert d.final is None, d.final
+        if d.token_count:
+            return
+
+
+async def _wait_idle(engine, timeout_s: float = 60.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while engine.has_unfinished():
+        assert asyncio.get_running_loop().time() < deadline, "the engine never went idle"
+        await asyncio.sleep(0.05)
+
+
 def test_cancelled_request_frees_its_blocks(native):
     async def go():
-        task = asyncio.create_task(native.chat(_req(3, "Write a long story about a dragon.", max_tokens=400)))
-        await asyncio.sleep(1.5)
-        task.cancel()
-        await asyncio.sleep(0.5)
-    asyncio.run(go())
+        stream = native.stream(_req(3, "Write a long story about a dragon.", max_tokens=400))
+        await _until_first_token(stream)
+        used_while_running = native.engine.stats()["blocks_used"]
+        await stream.aclose()  # the caller goes away mid-generation
+        await _wait_idle(native.engine)
+        return used_while_running
+    used_while_running = asyncio.run(go())
+    assert used_while_running > 0
     stats = native.engine.stats()
-    assert stats["blocks_used"] == 0 and not native.engine.has_unfinished()
+    assert stats["blocks_used"] == 0 and stats["requests_running"] == stats["requests_waiting"] == 0
+
+
+def test_failing_logits_processor_or_row_fails_only_its_request(native, llm32):
+    """A processor that raises, and one that leaves a NaN row to sample, fail their own requests only."""
+    tk = native.engine.tokenizer
+    ids = tk.encode(tk.render_chat([{"role": "user", "content": QUESTIONS[0]}]))
+
+    def boom(output_ids, row):
+        if len(output_ids) == 2:
+            raise RuntimeError("grammar exploded")
+
+    def nan_row(output_ids, row):
+        row[5] = float("nan")
+
+    async def final(stream):
+        last = None
+        async for d in stream:
+            last = d.final or last
+        return last
+
+    async def go():
+        sp = SamplingParams(max_tokens=12)
+        return await asyncio.gather(
+            final(native.stream_prompt("bad", ids, sp, logits_processor=boom)),
+            final(native.stream_prompt("nan", ids, SamplingParams(max_tokens=12, temperature=0.8), logits_processor=nan_row)),
+            final(native.stream_prompt("ok", ids, sp)))
+    bad, nan, ok = asyncio.run(go())
+    assert bad.finish_reason == "error" and "logits processor failed: RuntimeError: grammar exploded" in bad.error
+    assert bad.completion_tokens == 2  # the tokens before the failure were delivered
+    assert nan.finish_reason == "error" and "sampling failed" in nan.error and nan.completion_tokens == 0
+    want = llm32.generate([ids], SamplingParams(max_tokens=12))[0]
+    assert ok.error is None and ok.extra["token_ids"] == want.token_ids
+
+
+def test_aclose_ends_streams_in_flight_with_an_error(llm32):
+    from engine.native.backend import NativeEngine
+    native = NativeEngine(llm32.engine)  # its own loop thread over the session's engine
+
+    async def go():
+        stream = native.stream(_req(4, "Write a long story about a dragon.", max_tokens=400))
+        await _until_first_token(stream)
+        closing = asyncio.create_task(native.aclose())
+        last = None
+        async for d in stream:
+            last = d.final or last
+        await closing
+        return last
+    last = asyncio.run(asyncio.wait_for(go(), 60))
+    assert last.finish_reason == "error" and "shut down (aclose)" in last.error and last.completion_tokens == 0
+    st = llm32.engine.stats()  # aborted: its blocks are free for the next user of the engine
+    assert st["blocks_used"] == 0 and st["requests_running"] == st["requests_waiting"] == 0
 
 
 def test_describe_names_model_device_and_budget(native):

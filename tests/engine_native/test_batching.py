@@ -49,9 +49,9 @@ def test_one_token_prefill_chunks_give_same_tokens(mixed_ids, alone):
 
 
 def test_prefix_cache_hit_gives_same_tokens(llm32, mixed_ids, alone):
-    before = llm32.engine.block_manager.hits
+    before = llm32.engine.stats()["prefix_cache_hits"]
     out = llm32.generate([mixed_ids[19]], GREEDY)[0]  # its prompt blocks are cached from earlier runs
-    assert llm32.engine.block_manager.hits > before
+    assert llm32.engine.stats()["prefix_cache_hits"] > before
     assert out.num_cached_tokens >= 16
     assert out.token_ids == alone[19]
 

@@ -100,12 +100,43 @@ def test_logits_processor_edits_a_requests_rows_before_sampling(llm32, chat_ids)
 
 def test_stats_counts_requests_blocks_and_prefix_hits(llm32, chat_ids):
     eng = llm32.engine
-    eng.add_request(chat_ids[4], SamplingParams(max_tokens=2))
+    prompt = chat_ids[4]
+    eng.add_request(prompt, SamplingParams(max_tokens=3))
     st = eng.stats()
     assert st["requests_waiting"] == 1 and st["requests_running"] == 0
+    queries, hits = st["prefix_cache_queries"], st["prefix_cache_hits"]
+    eng.step()  # the whole prompt in one chunk
+    st = eng.stats()
+    full_blocks = (len(prompt) - 1) // st["block_size"]
+    assert st["requests_running"] == 1
+    assert st["blocks_used"] == -(-len(prompt) // st["block_size"])  # the prompt's blocks, no more, no less
+    assert st["prefix_cache_queries"] == queries + full_blocks
     while eng.has_unfinished():
         eng.step()
     st = eng.stats()
     assert st["requests_waiting"] == st["requests_running"] == 0
-    assert st["blocks_used"] + st["blocks_free"] == st["num_blocks"]
-    assert st["prefix_cache_hits"] <= st["prefix_cache_queries"]
+    assert st["blocks_used"] == 0  # nothing leaks once every request has finished
+    assert st["blocks_cached"] >= full_blocks  # the prompt's full blocks stay cached for the next request
+    eng.add_request(prompt, SamplingParams(max_tokens=1))
+    while eng.has_unfinished():
+        eng.step()
+    assert eng.stats()["prefix_cache_hits"] >= hits + full_blocks  # and the next request hits them
+
+
+def test_tiny_temperature_is_greedy_and_leaves_other_requests_alone(llm32, chat_ids):
+    greedy = llm32.generate(chat_ids[:2], SamplingParams(max_tokens=12))
+    tiny = SamplingParams(max_tokens=12, temperature=1e-45, seed=3)
+    sampled = SamplingParams(max_tokens=12, temperature=0.9, seed=7)
+    alone = llm32.generate([chat_ids[1]], sampled)[0]
+    outs = llm32.generate(chat_ids[:2], [tiny, sampled])
+    assert outs[0].finish_reason != "error" and outs[0].token_ids == greedy[0].token_ids
+    assert outs[1].token_ids == alone.token_ids  # the concurrent seeded request draws as it would alone
+
+
+def test_non_finite_sampling_value_is_a_value_error_at_add_request(llm32, chat_ids):
+    for name, value in (("temperature", float("nan")), ("temperature", float("inf")), ("top_p", float("nan"))):
+        sp = SamplingParams(max_tokens=2)
+        object.__setattr__(sp, name, value)  # built around SamplingParams' own validation
+        with pytest.raises(ValueError, match=name):
+            llm32.engine.add_request(chat_ids[0], sp)
+    assert not llm32.engine.has_unfinished()
