@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite (fast tests; add `-m slow` or `-m ''` for the slow ones).
+# The whole test suite, slow tests included (add `-m 'not slow'` for a quick run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
