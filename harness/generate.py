@@ -60,6 +60,17 @@ def resolve_data_path(task: Task, data: str | None) -> tuple[Path | str, bool]:
     return task.demo_data_path, True
 
 
+def load_task_data(task: Task, data: str | None):
+    """The task's dataset from --data, else its documented path, else its demo set; notes go to stderr."""
+    path, is_demo = resolve_data_path(task, data)
+    if is_demo:
+        print(f"note: {task.default_data_path} not found; using the built-in demo set {path}", file=sys.stderr)
+    dataset = task.load_dataset(path)
+    for note in dataset.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return path, dataset
+
+
 def build_spec(cfg: GenerateConfig, engine: Engine, items: list[Item], model: str | None) -> RunSpec:
     return RunSpec(
         task=cfg.task.name,

@@ -3,45 +3,24 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import Callable
 
 
-def positive_int(text: str) -> int:
-    """An integer >= 1: a count of samples, tokens, items or requests (0 is an error, never 'default')."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
+def _bounded(cast: Callable[[str], float], what: str, ok: Callable[[float], bool], rule: str):
+    def parse(text: str):
+        try:
+            value = cast(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what} {rule}, got {text!r}") from None
+        if not (math.isfinite(value) and ok(value)):
+            raise argparse.ArgumentTypeError(f"must be {'a finite number ' if cast is float else ''}{rule}, got {text}")
+        return value
+    return parse
 
 
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """A finite number > 0 (seconds, GiB)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
-    return value
+# Counts of samples, tokens, items or requests: 0 is an error, never "the default".
+positive_int = _bounded(int, "a whole number", lambda v: v >= 1, ">= 1")
+non_negative_int = _bounded(int, "a whole number", lambda v: v >= 0, ">= 0")
+# Seconds, GiB.
+positive_float = _bounded(float, "a number", lambda v: v > 0, "> 0")
+non_negative_float = _bounded(float, "a number", lambda v: v >= 0, ">= 0")

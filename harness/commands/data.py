@@ -4,11 +4,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
-from harness.generate import resolve_data_path
+from harness.generate import load_task_data
 from tasks import TASKS, DataError, LoadedDataset, Task, file_sha256, get_task
 
 HELP = "show a dataset as a task reads it (items, columns, example prompts, hash), or prepare its default file"
@@ -39,12 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     task = get_task(args.task, **({"subset": args.subset} if args.subset else {}))
-    data, is_demo = resolve_data_path(task, args.data)
-    if is_demo:
-        print(f"note: {task.default_data_path} not found; using the built-in demo set {data}", file=sys.stderr)
-    dataset = task.load_dataset(data)
-    for note in dataset.notes:
-        print(f"note: {note}", file=sys.stderr)
+    data, dataset = load_task_data(task, args.data)
     if args.action == "show":
         print(describe(task, dataset, args.seed))
         return 0
@@ -71,7 +65,7 @@ def describe(task: Task, dataset: LoadedDataset, seed: int) -> str:
     lines = [f"task:        {task.name}",
              f"source:      {source_line(src)}",
              f"items:       {len(dataset.items)}",
-             f"columns:     " + ", ".join(f"{f} <- {c}" for f, c in src["columns"].items()),
+             "columns:     " + ", ".join(f"{f} <- {c}" for f, c in src["columns"].items()),
              f"ids:         {src['id_rule']}",
              f"sha256:      {src.get('sha256')}"]
     if src.get("fingerprint"):

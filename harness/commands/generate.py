@@ -11,7 +11,7 @@ from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.commands.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
 from harness.commands.native_flags import (add_int4_argument, add_nextn_argument, add_parallel_arguments,
                                            native_extra, run_tp_worker)
-from harness.generate import (GenerateConfig, claim_run_dir, describe_result, limit_items, resolve_data_path,
+from harness.generate import (GenerateConfig, claim_run_dir, describe_result, limit_items, load_task_data,
                               run_generation)
 from tasks import TASKS, get_task
 from tasks.hle.prompts import HLE_PROMPTS
@@ -89,12 +89,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--hle-prompt applies to --task hle, not {args.task!r}")
         task_options["prompt"] = args.hle_prompt
     task = get_task(args.task, **task_options)
-    data_path, is_demo = resolve_data_path(task, args.data)
-    if is_demo:
-        print(f"note: {task.default_data_path} not found; using the built-in demo set {data_path}", file=sys.stderr)
-    dataset = task.load_dataset(data_path)
-    for note in dataset.notes:
-        print(f"note: {note}", file=sys.stderr)
+    data_path, dataset = load_task_data(task, args.data)
     items = limit_items(dataset.items, args.limit)
     sampling = SamplingParams(max_tokens=args.max_tokens, temperature=args.temperature, top_p=args.top_p, top_k=args.top_k)
     model = args.model or (DEFAULT_NATIVE_MODEL if args.engine == "native" else None)
