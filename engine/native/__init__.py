@@ -36,6 +36,8 @@ Layers, bottom up (one concept per file):
   llm.py             LLM: offline API, LLM(model=...).generate(prompts, SamplingParams) and .chat(...)
   backend.py         NativeEngine(engine.base.Engine): async chat/stream over a background engine thread;
                      aclose() ends every stream still in flight with an error naming the shutdown
+  parallel.py        torch.distributed groups under torchrun (gloo / NCCL / HCCL): compute and control
+  tensor_parallel.py rank 0 sends each step's prepared inputs; other ranks run their weight shard (--tp N)
 
 Extension points:
   * A model class is `nn.Module` with
