@@ -71,7 +71,7 @@ def compare_pair(a_id: str, a: list[GradeRecord], b_id: str, b: list[GradeRecord
 
 
 def compare_run(run_dir: str | Path, judges: list[str] | None = None) -> dict[str, Any]:
-    run = RunDir(run_dir)
+    run = RunDir.open(run_dir)
     if not run.path.is_dir():
         raise RunDirError(f"{run.path}: no such run directory")
     available = run.list_judges()
