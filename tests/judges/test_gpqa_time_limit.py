@@ -1,0 +1,79 @@
+"""GPQA reading is linear in the response length, and a sample past its time limit is a judge_error
+with the reason while grading moves on. Timings are ratios against a baseline measured in the same test."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from harness.records import GenerationRecord
+from judges.rules import RulesJudge, gpqa
+from judges.rules.deadline import Deadline
+
+SMALL = 100_000  # characters; the large response is 20 times this (2 MB)
+SCALE = 20
+OPTIONS = ["ethyl acetate", "methyl propanoate", "butanoic acid", "propyl formate"]
+
+# Responses that make the reader examine every candidate position: anchors and lead-ins with no letter
+# after them, lines and parentheses that each rule looks back from, option lists.
+HOSTILE = {
+    "answer-phrases-without-letters": "the answer is 1. ",
+    "answer-words": "answer answer ",
+    "newlines": "\n",
+    "answer-colon-lines": "Answer:\n",
+    "lead-ins": "is: ",
+    "parenthesised-without-commitment": "x (Option C) ",
+    "option-list-lines": "A) x\nB) y\n",
+    "verdict-words": "is correct ",
+}
+
+
+def _best_time(text: str, repeats: int) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        gpqa.read_letter(text, options=OPTIONS, deadline=Deadline(3600))
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_reading_is_linear_in_response_length(name):
+    unit = HOSTILE[name]
+    small, large = unit * (SMALL // len(unit)), unit * (SMALL * SCALE // len(unit))
+    _best_time(small, 1)  # warm up
+    t_small = _best_time(small, 3)
+    t_large = _best_time(large, 1)
+    if t_large >= 5 * SCALE * t_small:
+        t_large = min(t_large, _best_time(large, 1))  # a second look before blaming the code for a busy machine
+    # Linear reading takes 15-25x as long; quadratic takes ~400x. The margin absorbs a loaded machine.
+    assert t_large < 5 * SCALE * t_small, f"{name}: {t_large:.3f}s at 2 MB vs {t_small:.4f}s at 100 KB"
+
+
+def _record(response: str, target: str = "A") -> GenerationRecord:
+    return GenerationRecord(
+        task="gpqa", item_id="q", sample=0, messages=[{"role": "user", "content": "q"}], target=target,
+        response=response, finish_reason="stop", usage={"prompt_tokens": 1, "completion_tokens": 1},
+        latency_s=0.0, engine={}, seed=0, meta={"letters": "ABCD", "choices": OPTIONS},
+    )
+
+
+SLOW_TO_READ = "answer answer " * 40_000  # 560 KB of trigger words, none an anchor
+
+
+def test_reading_past_the_time_limit_is_a_judge_error_and_the_next_sample_is_graded(monkeypatch):
+    start = time.perf_counter()
+    full = gpqa.read_letter(SLOW_TO_READ, options=OPTIONS, deadline=Deadline(3600))
+    unlimited = time.perf_counter() - start
+    assert full.letter is None  # the whole walk finds nothing
+
+    monkeypatch.setattr(gpqa, "TIME_LIMIT_S", unlimited / 20)
+    judge = RulesJudge()
+    start = time.perf_counter()
+    verdict = judge.grade(_record(SLOW_TO_READ))
+    limited = time.perf_counter() - start
+    assert (verdict.status, verdict.correct, verdict.extracted) == ("judge_error", None, None)
+    assert verdict.detail["error"] == f"timed out after {unlimited / 20:g} s reading the answer"
+    assert limited < unlimited / 2  # it stopped, rather than finishing and then complaining
+    after = judge.grade(_record("The product is ethyl acetate.\n\nAnswer: A"))
+    assert (after.status, after.correct, after.extracted) == ("graded", True, "A")
