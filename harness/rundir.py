@@ -119,7 +119,8 @@ def _read_grades_of(pointer: Path) -> str:
     try:
         run = json.loads(pointer.read_text(encoding="utf-8"))["run"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise RunDirError(f"{pointer}: unreadable ({type(exc).__name__}); it should be {{\"run\": \"/path/to/run\"}}") from None
+        raise RunDirError(f"{pointer}: unreadable ({type(exc).__name__}); "
+                          'it should hold {"run": "/path/to/run"}') from None
     if not isinstance(run, str):
         raise RunDirError(f"{pointer}: field 'run' must be the path of a run directory")
     return run

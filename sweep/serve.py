@@ -66,7 +66,6 @@ class ServeSweep:
         self.chat = s.get("endpoint", "chat") == "chat"
         # Query parameters and user:password stay in memory: sent with each request, never written.
         self.base = split_base_url(s["base_url"])
-        self.public_base_url = self.base.public
         self.url = self.base.public + ("/chat/completions" if self.chat else "/completions")
         self.gpus = int(s.get("gpus", 1))
         self.slo = dict(s.get("slo", {}))
@@ -107,7 +106,7 @@ class ServeSweep:
         pass
 
     def describe(self) -> dict[str, Any]:
-        return {"base_url": self.public_base_url, "served_model": self.s.get("model"), "endpoint": self.url,
+        return {"base_url": self.base.public, "served_model": self.s.get("model"), "endpoint": self.url,
                 "prompts_file": self.s.get("prompts_file"), "slo": self.slo, "extra_body": self.s.get("extra_body")}
 
     def _payload(self, i: int, point: dict[str, Any], rng: random.Random) -> dict[str, Any]:

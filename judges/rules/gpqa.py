@@ -189,9 +189,9 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
     # Only a candidate after the last anchored letter can win, so the other rules read from there on.
     start = best[0] + 1 if best else 0
     labels = LabelLines(text, start)
-    for found in (after_leadin(text, low, valid, labels, start, deadline), verb_phrases(text, low, valid, start, deadline),
-                  letter_verdicts(text, low, valid, start, deadline), parenthesised(text, low, valid, start, deadline),
-                  label_lines(text, valid, labels, deadline)):
+    for found in (after_leadin(text, low, valid, labels, start, deadline),
+                  verb_phrases(text, low, valid, start, deadline), letter_verdicts(text, low, valid, start, deadline),
+                  parenthesised(text, low, valid, start, deadline), label_lines(text, valid, labels, deadline)):
         candidate = next(found, None)  # each rule's last candidate in the text comes first
         if candidate:
             consider(*candidate)

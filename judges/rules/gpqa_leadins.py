@@ -254,7 +254,8 @@ def parenthesised(text: str, low: str, valid: set[str], start: int = 0,
             yield m.start("letter"), m.end(), m.group("letter"), "parenthesised"
 
 
-def label_lines(text: str, valid: set[str], labels: LabelLines, deadline: Deadline | None = None) -> Iterator[Candidate]:
+def label_lines(text: str, valid: set[str], labels: LabelLines,
+                deadline: Deadline | None = None) -> Iterator[Candidate]:
     """A label line standing alone: the response's first line, or a whole bold line, that opens no list."""
     first = _SPACES_RE.match(text).end()
     for start, letter in checked(zip(reversed(labels.starts), reversed(labels.letters)), deadline):
