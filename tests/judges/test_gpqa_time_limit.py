@@ -12,6 +12,7 @@ from judges.rules.deadline import Deadline
 
 SMALL = 100_000  # characters; the large response is 20 times this (2 MB)
 SCALE = 20
+MAX_LARGE_S = 30.0  # linear reading of 2 MB takes a few seconds even on a loaded 2-core machine
 OPTIONS = ["ethyl acetate", "methyl propanoate", "butanoic acid", "propyl formate"]
 
 # Responses that make the reader examine every candidate position: anchors and lead-ins with no letter
@@ -22,32 +23,35 @@ HOSTILE = {
     "newlines": "\n",
     "answer-colon-lines": "Answer:\n",
     "lead-ins": "is: ",
-    "parenthesised-without-commitment": "x (Option C) ",
+    "parenthesised-letters": "x (C); ",  # no commitment word, so every one is looked at
     "option-list-lines": "A) x\nB) y\n",
     "verdict-words": "is correct ",
 }
 
 
-def _best_time(text: str, repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        gpqa.read_letter(text, options=OPTIONS, deadline=Deadline(3600))
-        best = min(best, time.perf_counter() - start)
-    return best
+def _reading_time(text: str, limit_s: float = 3600) -> float:
+    """Seconds to read text, or infinity when reading passes limit_s (so quadratic code fails fast)."""
+    start = time.perf_counter()
+    try:
+        gpqa.read_letter(text, options=OPTIONS, deadline=Deadline(limit_s))
+    except gpqa.ReadFailed:
+        return float("inf")
+    return time.perf_counter() - start
 
 
 @pytest.mark.parametrize("name", HOSTILE)
 def test_reading_is_linear_in_response_length(name):
     unit = HOSTILE[name]
     small, large = unit * (SMALL // len(unit)), unit * (SMALL * SCALE // len(unit))
-    _best_time(small, 1)  # warm up
-    t_small = _best_time(small, 3)
-    t_large = _best_time(large, 1)
-    if t_large >= 5 * SCALE * t_small:
-        t_large = min(t_large, _best_time(large, 1))  # a second look before blaming the code for a busy machine
-    # Linear reading takes 15-25x as long; quadratic takes ~400x. The margin absorbs a loaded machine.
-    assert t_large < 5 * SCALE * t_small, f"{name}: {t_large:.3f}s at 2 MB vs {t_small:.4f}s at 100 KB"
+    _reading_time(small)  # warm up
+    t_small = min(_reading_time(small) for _ in range(3))
+    # Linear reading takes 15-25x as long; quadratic takes ~400x. The margin absorbs a loaded machine;
+    # the cap keeps a quadratic reader from running for many minutes before the test fails.
+    bound = min(5 * SCALE * t_small, MAX_LARGE_S)
+    t_large = _reading_time(large, bound)
+    if t_large >= bound:
+        t_large = _reading_time(large, bound)  # a second look before blaming the code for a busy machine
+    assert t_large < bound, f"{name}: over {bound:.3f}s at 2 MB vs {t_small:.4f}s at 100 KB"
 
 
 def _record(response: str, target: str = "A") -> GenerationRecord:
