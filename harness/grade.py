@@ -14,7 +14,7 @@ from harness.metrics import score_table
 from harness.progress import Progress
 from harness.provenance import provenance
 from harness.records import FINISH_REASONS, GRADE_STATUSES, GenerationRecord, GradeRecord
-from harness.rundir import RunDir, RunSpec
+from harness.rundir import RunDir, RunSpec, link_grades_dir
 from judges import Judge, JudgeConfigError, Verdict
 from tasks import get_task
 
@@ -165,7 +165,7 @@ async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_pr
     Reads the run and never writes generations.jsonl; grades go to grades/<judge-id>/ under the run,
     or under `grades_out` (for a run that is read-only). One grade per (run, judge) at a time.
     """
-    run = RunDir(run_path, grades_out)
+    run = RunDir(run_path, grades_out) if grades_out is not None else RunDir.open(run_path)
     spec = run.read_spec()
     judge.check_task(spec.task)
     generations = run.load_generations()  # a bad record stops here, before anything is written
@@ -175,9 +175,11 @@ async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_pr
         if grades_out is not None:
             raise
         raise RunDirError(f"{exc}; grade into another folder with --out DIR (grades go to DIR/grades/)") from None
-    with lock:
+    with lock:  # taken first: it turns an unwritable DIR into one clear line
+        if grades_out is not None:
+            link_grades_dir(grades_out, run_path)  # so summary, compare, report and grade open DIR like the run
         if hasattr(judge, "bind_run_dir"):
-            judge.bind_run_dir(grades_out or run_path)  # keep an LLM judge's verdict cache beside its grades
+            judge.bind_run_dir(run.grades_root.parent)  # keep an LLM judge's verdict cache beside its grades
         expected = set(spec.expected_keys())
         records = sorted((r for r in generations.records if r.key in expected), key=lambda r: (r.item_id, r.sample))
         grades = await _judge_all(judge, records, concurrency, show_progress)

@@ -41,7 +41,7 @@ def shared_judge(a: RunDir, b: RunDir, judge: str | None) -> str:
 def compare_runs(path_a: str | Path, path_b: str | Path, judge: str | None = None, seed: int = 0,
                  resamples: int = 10_000) -> dict[str, Any]:
     """Paired difference B - A of Pass@1 on the items both runs have, with a test fit to the design."""
-    a, b = RunDir(path_a), RunDir(path_b)
+    a, b = RunDir.open(path_a), RunDir.open(path_b)
     spec_a, spec_b = a.read_spec(), b.read_spec()
     if spec_a.task != spec_b.task:
         raise RunDirError(f"{a.path} is task {spec_a.task} and {b.path} is task {spec_b.task}; "

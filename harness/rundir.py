@@ -16,6 +16,8 @@ from harness.records import SCHEMA_VERSION, GenerationRecord, GradeRecord, Recor
 RUN_JSON = "run.json"
 GENERATIONS = "generations.jsonl"
 GRADES = "grades"
+# Written by `grade RUN --out DIR` into DIR: which run those grades belong to, so DIR opens like RUN.
+GRADES_OF = "grades-of.json"
 
 # Fields of run.json that must match for a rerun to continue the same run.
 IDENTITY_FIELDS = ("task", "dataset_sha256", "engine_name", "model", "sampling", "seed", "samples", "item_ids", "task_options",
@@ -104,12 +106,48 @@ def check_out_dir(path: Path, force: bool) -> None:
                           "use a new or empty folder, or --force to write the run beside them")
 
 
+def link_grades_dir(grades_out: Path | str, run_path: Path | str) -> None:
+    """Record in `grades_out` the run its grades belong to; refuse a folder that holds another run's grades."""
+    pointer, run = Path(grades_out) / GRADES_OF, str(Path(run_path).resolve())
+    if not pointer.exists():
+        write_json_atomic(pointer, {"run": run})
+    elif (linked := _read_grades_of(pointer)) != run:
+        raise RunDirError(f"--out {grades_out}: holds grades of the run {linked}, not of {run}; use another folder")
+
+
+def _read_grades_of(pointer: Path) -> str:
+    try:
+        run = json.loads(pointer.read_text(encoding="utf-8"))["run"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise RunDirError(f"{pointer}: unreadable ({type(exc).__name__}); "
+                          'it should hold {"run": "/path/to/run"}') from None
+    if not isinstance(run, str):
+        raise RunDirError(f"{pointer}: field 'run' must be the path of a run directory")
+    return run
+
+
+def is_run_or_grades_dir(path: Path | str) -> bool:
+    """A run directory, or a folder that `grade RUN --out DIR` wrote."""
+    return (Path(path) / RUN_JSON).is_file() or (Path(path) / GRADES_OF).is_file()
+
+
 class RunDir:
     """A run directory on disk; `grades_out` puts grades/ elsewhere (for a run that is read-only)."""
 
     def __init__(self, path: Path | str, grades_out: Path | str | None = None):
         self.path = Path(path)
         self.grades_root = Path(grades_out if grades_out is not None else path) / GRADES
+
+    @classmethod
+    def open(cls, path: Path | str) -> "RunDir":
+        """The run at `path`; for a folder written by `grade RUN --out DIR`, RUN with its grades read from DIR."""
+        pointer = Path(path) / GRADES_OF
+        if (Path(path) / RUN_JSON).exists() or not pointer.is_file():
+            return cls(path)
+        run = _read_grades_of(pointer)
+        if not (Path(run) / RUN_JSON).is_file():
+            raise RunDirError(f"{pointer}: holds grades of {run}, which is not a run directory (no {RUN_JSON}) any more")
+        return cls(run, grades_out=path)
 
     @property
     def run_json(self) -> Path:

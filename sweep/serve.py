@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from engine.openai_endpoints import scrub, split_base_url
 from sweep.config import SweepConfig
 from sweep.runner import Measurement, Outcome
 from sweep.serve_client import LoopLagMonitor, RequestResult, stream_request
@@ -63,17 +64,22 @@ class ServeSweep:
         self.cfg = cfg
         self.s = s
         self.chat = s.get("endpoint", "chat") == "chat"
-        self.url = s["base_url"].rstrip("/") + ("/chat/completions" if self.chat else "/completions")
+        # Query parameters and user:password stay in memory: sent with each request, never written.
+        self.base = split_base_url(s["base_url"])
+        self.url = self.base.public + ("/chat/completions" if self.chat else "/completions")
         self.gpus = int(s.get("gpus", 1))
         self.slo = dict(s.get("slo", {}))
         bad = set(self.slo) - {"ttft_ms", "tpot_ms", "e2e_ms"}
         if bad:
             raise ValueError(f"{cfg.path}: unknown serve.slo key(s) {sorted(bad)}; valid: ttft_ms, tpot_ms, e2e_ms")
         self.prompts = self._load_prompts()
-        self.headers = {}
+        client = self.base.client_kwargs()
+        self.params: dict[str, str] = client.get("default_query", {})
+        self.headers: dict[str, str] = client.get("default_headers", {})  # Basic auth from user:password@
         key = os.environ.get(s.get("api_key_env", "OPENAI_API_KEY"))
-        if key:
+        if key and not self.headers:
             self.headers["Authorization"] = f"Bearer {key}"  # read from env, never written to records
+        self.secrets = self.base.secrets() + ([key] if key else [])
 
     def _load_prompts(self) -> list[Any] | None:
         path = self.s.get("prompts_file")
@@ -100,7 +106,7 @@ class ServeSweep:
         pass
 
     def describe(self) -> dict[str, Any]:
-        return {"base_url": self.s["base_url"], "served_model": self.s.get("model"), "endpoint": self.url,
+        return {"base_url": self.base.public, "served_model": self.s.get("model"), "endpoint": self.url,
                 "prompts_file": self.s.get("prompts_file"), "slo": self.slo, "extra_body": self.s.get("extra_body")}
 
     def _payload(self, i: int, point: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -126,7 +132,7 @@ class ServeSweep:
         rng = random.Random(self.cfg.seed)
         limits = httpx.Limits(max_connections=conc + 4, max_keepalive_connections=conc + 4)
         timeout = httpx.Timeout(float(self.s.get("timeout_s", 600.0)))
-        async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
+        async with httpx.AsyncClient(limits=limits, timeout=timeout, params=self.params) as client:
             sem = asyncio.Semaphore(conc)
 
             async def one(i: int) -> RequestResult:
@@ -152,10 +158,17 @@ class ServeSweep:
 
     def measure(self, point: dict[str, Any], trace_path: Path | None) -> Measurement:
         results, wall, monitor = asyncio.run(self._run_point(point))
+        self._scrub_errors(results)
         ok = [r for r in results if r.ok]
         if not ok:
             raise RuntimeError(f"all {len(results)} requests failed; first: {results[0].error}")
         return Measurement([wall], info=self._metrics(results, ok, wall, monitor))
+
+    def _scrub_errors(self, results: list[RequestResult]) -> None:
+        """A server or client error may echo the request URL or a header: cut the secrets out."""
+        for r in results:
+            if r.error:
+                r.error = scrub(r.error, self.secrets)
 
     def _metrics(self, results, ok, wall, monitor) -> dict[str, Any]:
         ms = lambda xs: [x * 1e3 for x in xs]  # noqa: E731

@@ -29,7 +29,8 @@ VERDICT_STATUSES = ("graded", "no_answer", "ambiguous", "truncated")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dirs", nargs="+", metavar="RUN",
-                   help="two run directories of one task (paired comparison), or one run graded by two or more judges")
+                   help="two run directories of one task (paired comparison), or one run graded by two or more judges; "
+                        "DIR of `grade RUN --out DIR` stands for RUN with the grades in DIR")
     p.add_argument("--judges", nargs="+", help="one run: judge ids to compare (default: every judge of the run)")
     p.add_argument("--judge", help="two runs: the judge whose grades are compared (default: the one both runs share)")
     p.add_argument("--seed", type=int, default=0, help="two runs: seed of the bootstrap and permutation draws (default: %(default)s)")
@@ -71,7 +72,7 @@ def compare_pair(a_id: str, a: list[GradeRecord], b_id: str, b: list[GradeRecord
 
 
 def compare_run(run_dir: str | Path, judges: list[str] | None = None) -> dict[str, Any]:
-    run = RunDir(run_dir)
+    run = RunDir.open(run_dir)
     if not run.path.is_dir():
         raise RunDirError(f"{run.path}: no such run directory")
     available = run.list_judges()

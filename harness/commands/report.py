@@ -13,7 +13,8 @@ EXAMPLES = """\
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="RUN_OR_SWEEP",
-                   help="run directories, sweep folders (with results.jsonl), or folders holding either")
+                   help="run directories (or DIR of `grade RUN --out DIR`), sweep folders (with results.jsonl), "
+                        "or folders holding either")
     p.add_argument("-o", "--out", default="report", help="output folder; index.html goes there (default: %(default)s)")
 
 

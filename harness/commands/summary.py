@@ -16,7 +16,7 @@ EXAMPLES = """\
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run_dirs", nargs="+", metavar="RUN", help="run directories; other paths are skipped with a warning")
+    p.add_argument("run_dirs", nargs="+", metavar="RUN", help="run directories (or DIR of `grade RUN --out DIR`); other paths are skipped with a warning")
     p.add_argument("--by", choices=("category",), help="one row per category of each run and judge (default: one row per run and judge)")
     p.add_argument("--json", action="store_true", help="print rows as JSON numbers (fractions, not percent)")
 

@@ -122,8 +122,8 @@ def _run_sweep(mode, cfg, out_dir: Path, cost, profile: bool, compare: list[str]
         device = ranks.device_for(cfg.device)
         impl = _make_impl(mode, cfg, device)
         extra = {"tag": cfg.tag, "config_path": cfg.path, "model": cfg.model, "config": asdict(cfg)}
-        if mode == "serve":
-            extra["base_url"] = cfg.serve.get("base_url")
+        if mode == "serve":  # only the public part of the URL: its query and user:password are secrets
+            extra["base_url"] = extra["config"]["serve"]["base_url"] = impl.base.public
         prov = provenance.collect(device, cfg.dtype if mode != "serve" else None, ranks.layout(), extra)
         records = run_sweep(impl, cfg, ranks, out_dir, cost, prov, profile,
                             plot=lambda path, _cfg: plot_results(path))

@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 from harness.errors import RunDirError
 from harness.records import GenerationRecord, GradeRecord
-from harness.rundir import RunDir, RunSpec
+from harness.rundir import RunDir, RunSpec, is_run_or_grades_dir
 from sweep.records import ResultsFile, SweepRecord
 
 
@@ -24,7 +24,7 @@ class RunData:
 
     def generations(self) -> Iterator[GenerationRecord]:
         """Generation records sorted by (item, sample); read when the sample pages are written."""
-        return iter(sorted(RunDir(self.path).read_generations(), key=lambda r: (r.item_id, r.sample)))
+        return iter(sorted(RunDir.open(self.path).read_generations(), key=lambda r: (r.item_id, r.sample)))
 
 
 @dataclass
@@ -39,7 +39,7 @@ def expand(paths: list[str]) -> tuple[list[Path], list[Path], list[str]]:
     runs, sweeps, skipped = [], [], []
 
     def classify(p: Path) -> bool:
-        if (p / "run.json").is_file():
+        if is_run_or_grades_dir(p):
             runs.append(p)
         elif p.is_file() and p.name.endswith(".jsonl") and p.name != "generations.jsonl":
             sweeps.append(p)
@@ -60,7 +60,7 @@ def expand(paths: list[str]) -> tuple[list[Path], list[Path], list[str]]:
 
 
 def load_run(rid: str, path: Path) -> RunData:
-    run = RunDir(path)
+    run = RunDir.open(path)
     spec = run.read_spec()
     data = RunData(rid=rid, path=str(path), spec=spec, summaries={})
     for judge in run.list_judges():

@@ -47,7 +47,7 @@ def summary_records(run_dirs: list[str], by: str | None = None) -> tuple[list[di
     """One record of numbers per (run, judge) or per (run, judge, category); and a warning per skipped argument."""
     rows, skipped = [], []
     for d in run_dirs:
-        run = RunDir(d)
+        run = RunDir.open(d)
         try:
             spec = run.read_spec()
         except RunDirError as exc:

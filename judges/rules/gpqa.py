@@ -6,14 +6,16 @@ import re
 from dataclasses import dataclass
 from itertools import islice
 
+from judges.rules.deadline import Deadline, SampleTimeout
 from judges.rules.extract import FULLWIDTH, boxed_from_last, committed_text, lower_same_length, retracted_after
-from judges.rules.gpqa_leadins import (LabelLines, after_leadin, commits, label_lines, letter_verdicts, negated,
-                                      parenthesised, sentence_before, verb_phrases)
+from judges.rules.gpqa_leadins import (LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
+                                      negated, parenthesised, sentence_before, verb_phrases)
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
                                       quotes_own_option)
 
 PARSER_VERSION = "gpqa-v2"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
+TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
 # Markdown, math and bracket wrappers allowed between an anchor and its letter.
 _WRAP = r"(?P<wrap>(?:[\s*_$«“\"]|\\boxed\s*\{|\\(?:text|textbf|textrm|mathrm|mathbf)\s*\{|\\\(|\(|\[|\{|(?:option|choice)\b)*)"
@@ -113,9 +115,9 @@ def _trigger_positions(low: str) -> list[tuple[str, int]]:
     return found
 
 
-def _anchored(text: str, low: str):
+def _anchored(text: str, low: str, deadline: Deadline):
     """Every anchored letter as (match, phrase start); phrase start is where the anchor's words begin."""
-    for word, p in _trigger_positions(low):
+    for word, p in checked(_trigger_positions(low), deadline):
         if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and word != "boxed":
             continue  # inside a longer word ("reanswer")
         if word in ("答案", "答え", "正解"):
@@ -157,7 +159,7 @@ def _anchored(text: str, low: str):
                 yield before, before.start()
 
 
-def _scan(text: str, bare_line: re.Pattern, valid: set[str]):
+def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline):
     """The last valid candidate (letter position, end, letter, via) and the last out-of-set letter."""
     low = lower_same_length(text)
     best: tuple[int, int, str, str] | None = None
@@ -168,7 +170,7 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str]):
         if best is None or pos > best[0]:
             best = (pos, end, letter, via)
 
-    for m, phrase_start in _anchored(text, low):
+    for m, phrase_start in _anchored(text, low, deadline):
         letter = m.group("letter")
         pos = m.start("letter")
         if phrase_start > 0 and text[phrase_start - 1] in _QUOTES:
@@ -187,13 +189,13 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str]):
     # Only a candidate after the last anchored letter can win, so the other rules read from there on.
     start = best[0] + 1 if best else 0
     labels = LabelLines(text, start)
-    for found in (after_leadin(text, low, valid, labels, start), verb_phrases(text, low, valid, start),
-                  letter_verdicts(text, low, valid, start), parenthesised(text, low, valid, start),
-                  label_lines(text, valid, labels)):
+    for found in (after_leadin(text, low, valid, labels, start, deadline),
+                  verb_phrases(text, low, valid, start, deadline), letter_verdicts(text, low, valid, start, deadline),
+                  parenthesised(text, low, valid, start, deadline), label_lines(text, valid, labels, deadline)):
         candidate = next(found, None)  # each rule's last candidate in the text comes first
         if candidate:
             consider(*candidate)
-    for m in bare_line.finditer(text, max(0, start - 2)):
+    for m in checked(bare_line.finditer(text, max(0, start - 2)), deadline):
         consider(m.start("letter"), m.end(), m.group("letter"), "line")
     return best, rejected
 
@@ -275,18 +277,32 @@ def _normalise(text: str) -> str:
     return text if text.isascii() else text.translate(FULLWIDTH).translate(_SPACES)
 
 
+class ReadFailed(Exception):
+    """The reading did not finish within the sample's time limit; the message says so."""
+
+
 def read_letter(response: str, letters: tuple[str, ...] = DEFAULT_LETTERS,
-                options: list[str] | None = None) -> GpqaReading:
-    """The last committed answer letter in a response, or None (no answer, hedged or ambiguous)."""
+                options: list[str] | None = None, deadline: Deadline | None = None) -> GpqaReading:
+    """The last committed answer letter in a response, or None (no answer, hedged or ambiguous).
+
+    Raises ReadFailed when the deadline (default: TIME_LIMIT_S from now) passes first.
+    """
+    try:
+        return _read_letter(response, tuple(letters), options, deadline or Deadline(TIME_LIMIT_S))
+    except SampleTimeout as exc:
+        raise ReadFailed(str(exc)) from exc
+
+
+def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | None,
+                 deadline: Deadline) -> GpqaReading:
     text, think_open = committed_text(response)
     text = _normalise(text)
-    letters = tuple(letters)
     bare_line, bare_whole = _bare_patterns(letters)
     valid = {c.upper() for c in letters}
     if options is not None and len(options) != len(letters):
         options = None
 
-    best, rejected = _scan(text, bare_line, valid)
+    best, rejected = _scan(text, bare_line, valid, deadline)
     if best is None and rejected is None:
         # A response that is only a letter ("c", "(B) ethyl acetate"), when nothing else states one.
         whole = bare_whole.fullmatch(text.strip())
@@ -296,11 +312,13 @@ def read_letter(response: str, letters: tuple[str, ...] = DEFAULT_LETTERS,
         # The last committed letter is outside the choice set: no valid answer, not an earlier one.
         return GpqaReading(None, None, f"letter {rejected[1]} is not a choice")
     if best is None:
+        deadline.check("reading the answer")
         letter = _read_option_text(text, lower_same_length(text), letters, options) if options else None
         if letter:
             return GpqaReading(letter, "option text")
         return GpqaReading(None, None, "think block not closed" if think_open else None)
     start, end, letter, via = best
+    deadline.check("reading the answer")
     if retracted_after(text, end):
         return GpqaReading(None, None, f"answer {letter} retracted afterwards")
     other = _hedged_with(text, start, letter, valid)

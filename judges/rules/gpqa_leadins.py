@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
+
+from judges.rules.deadline import Deadline
+
+T = TypeVar("T")
+CHECK_EVERY = 256  # positions examined between two looks at the clock
 
 # A copula or colon that can introduce the chosen option ("The process taking place is:", "... is **C. x**").
 _COLON_RE = re.compile(":")
@@ -68,6 +74,17 @@ _REACH = 80  # how far before its letter a lead-in phrase may begin
 Candidate = tuple[int, int, str, str]  # (letter position, end of the phrase, letter, how it was found)
 LIST_WINDOW_LINES = 6  # a label line with another letter this close means a list of options, not a choice
 LIST_WINDOW_CHARS = 3000  # and no farther than this, so each check costs a bounded amount
+
+
+def checked(items: Iterable[T], deadline: Deadline | None) -> Iterator[T]:
+    """The items, with the sample's time limit checked every CHECK_EVERY of them (SampleTimeout past it)."""
+    if deadline is None:
+        yield from items
+        return
+    for i, item in enumerate(items):
+        if i % CHECK_EVERY == 0:
+            deadline.check("reading the answer")
+        yield item
 
 
 def _shape(m: re.Match) -> tuple[bool, bool, bool, str]:
@@ -160,7 +177,8 @@ def _word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = 
 # first (the last in the text) and a long response costs one pass, not one check per occurrence.
 
 
-def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start: int = 0) -> Iterator[Candidate]:
+def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start: int = 0,
+                 deadline: Deadline | None = None) -> Iterator[Candidate]:
     """Letters right after a lead-in: on the next line ("... is:\\n\\nC. text") or after a committing phrase.
 
     Only letters from start on are wanted (an earlier one cannot be the last answer); a lead-in may
@@ -168,7 +186,8 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
     """
     start = max(0, start - _REACH)
     colons = [(m.start(), m.end()) for m in _COLON_RE.finditer(low, start)]
-    for lead_start, lead_end in sorted(_word_spans(low, _LEAD_WORDS, start, whole=True) + colons, reverse=True):
+    leads = sorted(_word_spans(low, _LEAD_WORDS, start, whole=True) + colons, reverse=True)
+    for lead_start, lead_end in checked(leads, deadline):
         m = _LABEL_AT_RE.match(text, lead_end)
         if not m or m.group("letter") not in valid:
             continue
@@ -185,9 +204,10 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
         yield m.start("letter"), m.end(), m.group("letter"), "lead-in"
 
 
-def verb_phrases(text: str, low: str, valid: set[str], start: int = 0) -> Iterator[Candidate]:
+def verb_phrases(text: str, low: str, valid: set[str], start: int = 0,
+                 deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"This matches option A", "corresponds to option B", "I'll go with C"."""
-    for p, _ in sorted(_word_spans(low, _VERBS, max(0, start - _REACH)), reverse=True):
+    for p, _ in checked(sorted(_word_spans(low, _VERBS, max(0, start - _REACH)), reverse=True), deadline):
         m = _VERB_OPTION_RE.match(text, p)
         if not m:
             continue
@@ -205,9 +225,10 @@ def verb_phrases(text: str, low: str, valid: set[str], start: int = 0) -> Iterat
         yield m.start("letter"), m.end(), letter.upper(), "option phrase"
 
 
-def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0) -> Iterator[Candidate]:
+def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
+                    deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"A is right", "Option C is the answer", "so, (C) it is"."""
-    for p, _ in sorted(_word_spans(low, _VERDICTS, start), reverse=True):
+    for p, _ in checked(sorted(_word_spans(low, _VERDICTS, start), reverse=True), deadline):
         if low.startswith("it is", p):
             before = _SO_LETTER_RE.search(text, max(0, p - 20), p)
         elif _VERDICT_AT_RE.match(low, p):
@@ -221,9 +242,10 @@ def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0) -> Ite
             yield before.start("letter"), p, before.group("letter"), "letter verdict"
 
 
-def parenthesised(text: str, low: str, valid: set[str], start: int = 0) -> Iterator[Candidate]:
+def parenthesised(text: str, low: str, valid: set[str], start: int = 0,
+                  deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"... is X (Option C)." in a committing sentence, or a line that is only "**X (C)**"."""
-    for m in reversed(list(_PAREN_LETTER_RE.finditer(text, max(0, start - _REACH)))):
+    for m in checked(reversed(list(_PAREN_LETTER_RE.finditer(text, max(0, start - _REACH)))), deadline):
         if m.group("letter") not in valid:
             continue
         before = sentence_before(text, m.start())
@@ -232,10 +254,11 @@ def parenthesised(text: str, low: str, valid: set[str], start: int = 0) -> Itera
             yield m.start("letter"), m.end(), m.group("letter"), "parenthesised"
 
 
-def label_lines(text: str, valid: set[str], labels: LabelLines) -> Iterator[Candidate]:
+def label_lines(text: str, valid: set[str], labels: LabelLines,
+                deadline: Deadline | None = None) -> Iterator[Candidate]:
     """A label line standing alone: the response's first line, or a whole bold line, that opens no list."""
     first = _SPACES_RE.match(text).end()
-    for start, letter in zip(reversed(labels.starts), reversed(labels.letters)):
+    for start, letter in checked(zip(reversed(labels.starts), reversed(labels.letters)), deadline):
         if letter not in valid:
             continue
         line_end = text.find("\n", start)

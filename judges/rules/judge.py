@@ -64,7 +64,10 @@ class RulesJudge(Judge):
         # The option texts let a response that names its choice only in words be read, and expose a
         # letter quoted with another option's text; old records without meta["choices"] use the prompt.
         options = options_for_record(record.meta, record.messages, letters)
-        reading = gpqa.read_letter(record.response or "", letters, options)
+        try:
+            reading = gpqa.read_letter(record.response or "", letters, options)  # within gpqa.TIME_LIMIT_S
+        except gpqa.ReadFailed as exc:
+            return Verdict(None, None, "judge_error", {"error": str(exc)})
         if reading.ambiguous:
             stated, quoted = reading.ambiguous
             return Verdict(False, None, "ambiguous", {"reason": reading.note, "letter": stated, "quoted_option": quoted})

@@ -81,11 +81,19 @@ def test_hf_folder_matches_transformers_greedy(tmp_path, llm32, arch, monkeypatc
     assert ours.token_ids == want[:len(ours.token_ids)] and len(ours.token_ids) >= 1
 
 
-def test_second_load_comes_from_the_cache_in_under_a_second(llm32):
+def test_second_load_comes_from_the_cache_much_faster_than_converting(llm32):
+    from engine.native import weight_cache
+    from engine.native.model_registry import resolve_model
+
     t0 = time.perf_counter()
     eng = LLMEngine(model="smollm2-135m", dtype="fp32", threads=1, kv_cache_gib=0.01)
+    cached = time.perf_counter() - t0
     assert eng.loaded_from_cache
-    assert time.perf_counter() - t0 < 1.0
+    t0 = time.perf_counter()
+    weight_cache._convert(resolve_model("smollm2-135m"), torch.float32)  # what a load without the cache does
+    converting = time.perf_counter() - t0
+    # Measured ~0.17 s against ~4.3 s on the shared 2-core machine; the margin absorbs its load.
+    assert cached < converting / 4, f"cached load {cached:.2f}s vs converting {converting:.2f}s"
     assert eng.describe()["model_sha256"] == "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 
 

@@ -118,3 +118,42 @@ def test_read_only_run_grades_into_another_folder_and_is_never_written(tmp_path)
 def test_grade_out_takes_one_run_only(tmp_path, capsys):
     assert main(["grade", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "g")]) == 2
     assert "--out takes one run directory" in capsys.readouterr().err
+
+
+def test_summary_compare_and_report_read_grades_written_elsewhere(tmp_path, capsys):
+    run, other = make_run(tmp_path / "run"), make_run(tmp_path / "other")
+    elsewhere = tmp_path / "grades-of-run"
+    with ScriptedServer(Reply(text=verdict_json("2", "no")), model=JUDGE_MODEL) as judge:
+        assert main(["grade", str(run), "--out", str(elsewhere), "--no-progress"]) == 0
+        assert main(["grade", str(run), "--out", str(elsewhere), "--judge", "llm", "--judge-model", JUDGE_MODEL,
+                     "--judge-base-url", judge.base_url, "--no-progress"]) == 0
+    assert not (run / "grades").exists()
+    capsys.readouterr()
+
+    assert main(["summary", str(elsewhere), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert sorted(r["judge"].split("-")[0] for r in rows) == ["llm", "rules"]
+    by_judge = {r["judge"].split("-")[0]: r for r in rows}
+    assert by_judge["rules"]["pass@1"] == 0.0 and by_judge["rules"]["coverage_complete"] is True
+    assert by_judge["rules"]["task"] == "aime" and by_judge["rules"]["expected"] == 8
+
+    assert main(["compare", str(elsewhere), "--json"]) == 0  # one run, its two judges
+    pair = json.loads(capsys.readouterr().out)["pairs"][0]
+    assert pair["both_decided"] == 8 and pair["agree"] == 8  # both say wrong (target is not 1, verdict "no")
+
+    assert main(["grade", str(other), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(elsewhere), str(other), "--judge", "rules-v2", "--json"]) == 0  # paired runs
+    assert json.loads(capsys.readouterr().out)["items"] == 4
+
+    report = tmp_path / "report"
+    assert main(["report", str(elsewhere), "-o", str(report)]) == 0
+    index = (report / "data" / "r0-index.js").read_text()
+    assert "rules-v2" in index and "llm-" in index
+
+    assert main(["grade", str(elsewhere), "--no-progress"]) == 0  # grading the folder again regrades the run
+    assert not (run / "grades").exists()
+
+    # the folder belongs to one run: grading another run into it is refused, nothing mixed
+    assert main(["grade", str(other), "--out", str(elsewhere), "--no-progress"]) == 2
+    assert "holds grades of the run" in capsys.readouterr().err

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 
@@ -94,10 +95,14 @@ def test_undecidable_or_unsafe_inputs_are_none(a, b):
     assert math_equiv(a, b) is None
 
 
-def test_oversized_input_returns_none_at_once():
-    start = time.perf_counter()
+def test_oversized_input_returns_none_at_once(monkeypatch):
+    module = sys.modules["judges.rules.math_equiv"]  # the package exports a function of the same name
+
+    def no_worker(*args, **kwargs):
+        raise AssertionError("an oversized input reached a sympy worker")
+
+    monkeypatch.setattr(module, "request", no_worker)  # no worker, no sympy: only the length check
     assert math_equiv("1+" * MAX_INPUT_CHARS + "1", "501") is None
-    assert time.perf_counter() - start < 0.5  # no worker, no sympy: only the length check
 
 
 def test_expression_size_cap_is_undecided():

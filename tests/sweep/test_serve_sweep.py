@@ -134,3 +134,45 @@ def test_goodput_counts_only_requests_within_the_slos(tmp_path: Path):
     assert strict_m["goodput_fraction"] == 0.0 and strict_m["goodput_rps"] == 0.0
     assert loose_m["goodput_fraction"] == 1.0
     assert loose_m["goodput_rps"] == pytest.approx(loose_m["request_throughput_rps"])
+
+
+def test_url_secrets_are_sent_with_each_request_but_never_written(tmp_path: Path, caplog, capsys):
+    import base64
+    import itertools
+    import logging
+    from urllib.parse import parse_qs, quote
+
+    user, password, query_secret = "alice", "pw-S3cret@x/y", "qs3cr3t-Query"
+    echo = f"bad request for /v1?api-key={query_secret} as {user}:{password}"
+    counter = itertools.count(1)
+
+    def handler(body):
+        # requests 1-3 are point 1 (all fail: the point's reason quotes an error); one of point 2's fails
+        n = next(counter)
+        return Reply(status=400, error_message=echo) if n <= 3 or n == 5 else Reply(text="a b c")
+
+    cfg = serve_config(tmp_path, "[1, 2]", extra="requests_per_point = 2").read_text()
+    cfg = cfg.replace("requests_per_point = 6\n", "")
+    config = write_config(tmp_path, "tiny-serve", cfg)
+    caplog.set_level(logging.DEBUG)
+    with ScriptedServer(handler, model="m") as server:
+        url = f"http://{user}:{quote(password, safe='')}@127.0.0.1:{server.port}/v1?api-key={query_secret}&region=eu"
+        rc = run_cli("serve", str(config), "--base-url", url, "--out-dir", str(tmp_path / "out"))
+        log = server.log
+    assert rc == 1  # point 1 failed as a whole
+    assert len(log) == 6
+    auth = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+    for received in log:  # the query is a query, not part of the path, and userinfo is Basic auth
+        assert received.path == "/v1/chat/completions"
+        assert parse_qs(received.query) == {"api-key": [query_secret], "region": ["eu"]}
+        assert received.headers.get("authorization") == auth
+    records = read_records(tmp_path / "out" / "tiny-serve" / "results.jsonl")
+    assert [r["status"] for r in records] == ["error", "ok"]
+    assert "***" in records[0]["reason"] and "***" in records[1]["metrics"]["errors"][0]
+    assert records[1]["provenance"]["base_url"] == f"http://127.0.0.1:{server.port}/v1"
+    files = [p for p in (tmp_path / "out").rglob("*") if p.is_file() and p.suffix != ".png"]
+    written = "".join(p.read_text(encoding="utf-8") for p in files)
+    console = capsys.readouterr()
+    for secret in (query_secret, password, quote(password, safe="")):
+        for where, text in (("results", written), ("console", console.out + console.err), ("log", caplog.text)):
+            assert secret not in text, f"{secret!r} leaked into the {where}"
