@@ -1,0 +1,94 @@
+"""Expert parallelism for DeepSeek-V3 over torch.distributed (gloo, two CPU processes): the same greedy tokens
+as one rank, with and without MTP speculative decoding, half the routed experts per rank, clear flag errors."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from tests.engine_deepseek.conftest import build_engine, prompts_of, run_requests
+from engine.base import EngineError, SamplingParams
+from engine.native.spec_engine import SpecLLMEngine
+
+ROOT = Path(__file__).resolve().parents[2]
+RANK_SCRIPT = Path(__file__).with_name("ep_rank.py")
+
+
+def _torchrun(n: int, args: list[str], cache: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HARNESS_CACHE_DIR": str(cache), "OMP_NUM_THREADS": "1"}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(n), *args]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+@pytest.mark.parametrize("which,nextn", [("tiny_folder", 0), ("predictable_folder", 2)])
+def test_ep_2_gives_the_single_rank_greedy_tokens(request, which, nextn, engine_cache_dir, tmp_path):
+    folder = request.getfixturevalue(which)
+    prompts = prompts_of([5, 17, 9, 26], seed=6)
+    one = build_engine(SpecLLMEngine, folder, nextn=0, max_num_batched_tokens=16)
+    ref = run_requests(one, prompts, SamplingParams(max_tokens=20))
+    assert all(o.error is None for o in ref)
+    out = tmp_path / "ep2.json"
+    proc = _torchrun(2, [str(RANK_SCRIPT), str(folder), str(out), str(nextn), json.dumps(prompts)], engine_cache_dir)
+    got = json.loads(out.read_text())
+    assert got["errors"] == [None] * len(prompts)
+    assert got["tokens"] == [o.token_ids for o in ref]
+    if nextn:  # the drafter ran on rank 0 and its drafts were mostly accepted
+        assert got["num_drafts"] > 0 and got["accepted"] > got["num_drafts"] // 2
+    # each rank holds half of the main layers' routed experts, and says so at startup
+    assert got["routed_expert_bytes"] == one.model.routed_expert_bytes() // 2
+    assert proc.stderr.count("expert parallel rank") == 2 and "routed experts" in proc.stderr
+    assert got["describe"]["expert_parallel"] == 2 and got["describe"]["tensor_parallel"] == 1
+
+
+def test_shard_weights_reads_only_this_ranks_experts_and_mtp_on_rank_0(tiny_folder, engine_cache_dir):
+    from engine.native.model_registry import resolve_model
+    from engine.native.models.deepseek_v3 import DeepseekV3Model
+    from engine.native.weight_cache import load_weights
+    weights = load_weights(resolve_model(str(tiny_folder)), torch.float32)
+    t = weights.tensors
+    read = []
+
+    def get(name):
+        read.append(name)
+        return t[name]
+
+    shards = [DeepseekV3Model.shard_weights(weights.config, get, list(t), r, 2) for r in range(2)]
+    w = "layers.1.mlp.w_gate_up"
+    assert torch.equal(torch.cat([shards[0][w], shards[1][w]]), t[w]) and shards[1][w].shape[0] == 4
+    assert any(k.startswith("mtp.") for k in shards[0]) and not any(k.startswith("mtp.") for k in shards[1])
+    assert torch.equal(shards[1]["layers.1.mlp.shared_experts.down_proj"], t["layers.1.mlp.shared_experts.down_proj"])
+    with pytest.raises(ValueError, match="8 routed experts do not split over 3 ranks"):
+        DeepseekV3Model.shard_weights(weights.config, get, list(t), 0, 3)
+
+
+def test_tp_on_deepseek_and_ep_on_llama_are_clear_errors():
+    from engine.native.models.deepseek_v3 import DeepseekV3Model
+    from engine.native.models.llama import LlamaModel
+    from engine.native.tensor_parallel import check_mode
+    with pytest.raises(EngineError, match="--tp does not apply to 'DeepseekV3ForCausalLM'.*use --ep"):
+        check_mode(DeepseekV3Model, "tp", "DeepseekV3ForCausalLM")
+    with pytest.raises(EngineError, match="--ep does not apply to 'llama'.*use --tp"):
+        check_mode(LlamaModel, "ep", "llama")
+    check_mode(DeepseekV3Model, "ep", "DeepseekV3ForCausalLM")
+
+
+def test_parallel_flags():
+    from harness.commands.native_flags import add_parallel_arguments, native_extra
+    p = argparse.ArgumentParser()
+    add_parallel_arguments(p)
+    p.add_argument("--int4", default="auto")
+    p.add_argument("--nextn", type=int, default=0)
+    assert native_extra(p.parse_args(["--ep", "2"])) == {"ep": 2, "dist_timeout_s": 300.0}
+    assert native_extra(p.parse_args([])) == {}
+    with pytest.raises(ValueError, match="--tp 2 and --ep 2 together"):
+        native_extra(p.parse_args(["--tp", "2", "--ep", "2"]))
+    with pytest.raises(ValueError, match="--ep must be >= 1"):
+        native_extra(p.parse_args(["--ep", "0"]))
