@@ -167,4 +167,7 @@ class DecodeSweep:
                        cost_rates={"output_tokens": per_gpu})
 
     def close(self) -> None:
+        """Idempotent; a tensor/expert-parallel engine releases its worker ranks here."""
+        if self.engine is not None:
+            self.engine.close()
         self.engine = None
