@@ -92,3 +92,16 @@ def test_parallel_flags():
         native_extra(p.parse_args(["--tp", "2", "--ep", "2"]))
     with pytest.raises(ValueError, match="--ep must be >= 1"):
         native_extra(p.parse_args(["--ep", "0"]))
+
+
+def test_generate_under_torchrun_with_ep_and_mtp_writes_one_run(predictable_folder, engine_cache_dir, tmp_path):
+    out = tmp_path / "run"
+    _torchrun(2, ["-m", "harness", "generate", "--task", "aime", "--model", str(predictable_folder), "--ep", "2",
+                  "--nextn", "2", "--dtype", "float32", "--threads", "1", "--samples", "2", "--max-tokens", "6",
+                  "--kv-cache-gib", "0.005", "--no-progress", "--out", str(out)], engine_cache_dir)
+    records = [json.loads(line) for line in (out / "generations.jsonl").read_text().splitlines()]
+    pairs = [(r["item_id"], r["sample"]) for r in records]
+    assert len(pairs) == len(set(pairs)) and len(pairs) == 2 * len({r["item_id"] for r in records})
+    assert all(r["finish_reason"] in ("stop", "length") for r in records)
+    engine = json.loads((out / "run.json").read_text())["engine"]
+    assert engine["expert_parallel"] == 2 and engine["nextn"] == 2
