@@ -78,7 +78,7 @@ class LLMEngine:
                  max_num_seqs: int = 256, max_num_batched_tokens: int = 2048, max_model_len: int | None = None,
                  enable_prefix_caching: bool = True, max_prefill_chunk: int | None = None,
                  ignore_eos: bool = False, int4: bool | None = None, tp: int = 1, ep: int = 1,
-                 dist_timeout_s: float = 300.0):
+                 dp_attention: bool = False, dist_timeout_s: float = 300.0):
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
         self.threads = set_threads(threads, self.device)
@@ -87,8 +87,11 @@ class LLMEngine:
         self.parallel = None
         if tp > 1 and ep > 1:
             raise EngineError(f"--tp {tp} and --ep {ep} together are not supported; use one of them")
+        if dp_attention and ep < 2:
+            raise EngineError("DP attention splits requests over expert-parallel ranks; it needs --ep 2 or more")
         size, mode = (ep, "ep") if ep > 1 else (tp, "tp")
-        self.parallel_sizes = {"tensor_parallel": tp, "expert_parallel": ep}
+        self.parallel_sizes = {"tensor_parallel": tp, "expert_parallel": ep, "dp_attention": dp_attention}
+        enable_prefix_caching = enable_prefix_caching and not dp_attention  # a hit's rows may be on another rank
         if size > 1:  # this process is rank 0 of a torchrun launch (tensor_parallel.py)
             from engine.native import tensor_parallel as tpar
             from engine.native.parallel import init_parallel, rank_device
@@ -127,7 +130,10 @@ class LLMEngine:
         self.block_manager = BlockManager(self.kv.num_blocks, block_size, enable_prefix_caching,
                                           on_allocate=self.kv.zero_blocks)
         self.scheduler = Scheduler(self.config, self.block_manager)
-        if self.parallel is not None:
+        if dp_attention:
+            from engine.native.dp_attention import DPAttentionRunner
+            self.runner = DPAttentionRunner(self.model, self.kv, self.device, self.parallel)
+        elif self.parallel is not None:
             self.runner = tpar.TPModelRunner(self.model, self.kv, self.device, self.parallel)
         else:
             self.runner = ModelRunner(self.model, self.kv, self.device)

@@ -37,6 +37,14 @@ class ParallelGroup:
         dist.all_gather(parts, x.contiguous(), group=self.compute)
         return torch.cat(parts, dim=1)
 
+    def all_gather_rows(self, x: torch.Tensor, rows: list[int]) -> torch.Tensor:
+        """[rows[rank], n] from each rank -> [sum(rows), n], rank order (padded to the longest for the gather)."""
+        pad = x.new_zeros(max(rows), *x.shape[1:])
+        pad[:x.shape[0]] = x
+        parts = [torch.empty_like(pad) for _ in range(self.size)]
+        dist.all_gather(parts, pad, group=self.compute)
+        return torch.cat([p[:n] for p, n in zip(parts, rows)])
+
     def send(self, message: object) -> None:
         """Rank 0: hand one message to every other rank."""
         dist.broadcast_object_list([message], src=0, group=self.control)

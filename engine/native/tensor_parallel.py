@@ -177,6 +177,10 @@ def run_worker(device: str | None = None, threads: int | None = None, timeout_s:
         try:
             if isinstance(msg, LogitsMessage):
                 runner.logits(hidden, msg.rows)
+            elif not isinstance(msg, StepMessage):  # DP attention: this rank's slice of the batch
+                from engine.native.dp_attention import run_part
+                kv.zero_blocks(msg.zero_blocks)
+                hidden = run_part(runner, parallel, msg.parts)
             else:
                 kv.zero_blocks(msg.zero_blocks)
                 hidden = runner.forward(msg.input_ids, msg.positions, msg.attn)

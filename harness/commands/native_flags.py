@@ -24,6 +24,9 @@ def add_parallel_arguments(p: argparse.ArgumentParser, prefix: str = "") -> None
     p.add_argument("--ep", type=int, default=1,
                    help=f"{prefix}expert-parallel ranks (DeepSeek-V3 routed experts; attention replicated); launch "
                         "with `torchrun --nproc-per-node N -m harness ... --ep N` (default: 1; one of --tp/--ep)")
+    p.add_argument("--dp-attention", action="store_true",
+                   help=f"{prefix}with --ep: each rank runs attention for its own requests (rank 0 assigns them); "
+                        "the experts still see every rank's tokens")
     p.add_argument("--dist-timeout", type=float, default=300.0,
                    help=f"{prefix}seconds a collective may wait for a peer before the ranks stop with an error "
                         "(default: %(default)s)")
@@ -46,9 +49,13 @@ def native_extra(args: argparse.Namespace) -> dict:
     extra: dict = {} if args.int4 == "auto" else {"int4": args.int4 == "on"}
     if args.nextn:
         extra["nextn"] = args.nextn
+    if getattr(args, "dp_attention", False) and getattr(args, "ep", 1) < 2:
+        raise ValueError("--dp-attention splits requests over expert-parallel ranks; it needs --ep 2 or more")
     if parallel_size(args) > 1:
         flag = "tp" if getattr(args, "tp", 1) > 1 else "ep"
         extra[flag], extra["dist_timeout_s"] = getattr(args, flag), args.dist_timeout
+        if getattr(args, "dp_attention", False):
+            extra["dp_attention"] = True
     return extra
 
 

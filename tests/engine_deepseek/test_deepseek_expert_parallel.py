@@ -1,5 +1,6 @@
 """Expert parallelism for DeepSeek-V3 over torch.distributed (gloo, two CPU processes): the same greedy tokens
-as one rank, with and without MTP speculative decoding, half the routed experts per rank, clear flag errors."""
+as one rank, with and without MTP speculative decoding and DP attention, half the routed experts per rank,
+clear flag errors."""
 from __future__ import annotations
 
 import argparse
@@ -28,24 +29,30 @@ def _torchrun(n: int, args: list[str], cache: Path) -> subprocess.CompletedProce
     return proc
 
 
-@pytest.mark.parametrize("which,nextn", [("tiny_folder", 0), ("predictable_folder", 2)])
-def test_ep_2_gives_the_single_rank_greedy_tokens(request, which, nextn, engine_cache_dir, tmp_path):
+@pytest.mark.parametrize("which,nextn,dp_attention", [("tiny_folder", 0, False), ("predictable_folder", 2, False),
+                                                       ("tiny_folder", 0, True), ("predictable_folder", 3, True)])
+def test_ep_2_gives_the_single_rank_greedy_tokens(request, which, nextn, dp_attention, engine_cache_dir, tmp_path):
     folder = request.getfixturevalue(which)
-    prompts = prompts_of([5, 17, 9, 26], seed=6)
+    # Different lengths and budgets: chunked prefills, requests ending early, steps where a DP rank has no rows.
+    job = {"prompts": prompts_of([5, 17, 9, 26, 3], seed=6), "max_tokens": [20, 6, 20, 12, 3]}
     one = build_engine(SpecLLMEngine, folder, nextn=0, max_num_batched_tokens=16)
-    ref = run_requests(one, prompts, SamplingParams(max_tokens=20))
+    ref = run_requests(one, job["prompts"], [SamplingParams(max_tokens=m) for m in job["max_tokens"]])
     assert all(o.error is None for o in ref)
     out = tmp_path / "ep2.json"
-    proc = _torchrun(2, [str(RANK_SCRIPT), str(folder), str(out), str(nextn), json.dumps(prompts)], engine_cache_dir)
+    proc = _torchrun(2, [str(RANK_SCRIPT), str(folder), str(out), str(nextn), str(int(dp_attention)),
+                         json.dumps(job)], engine_cache_dir)
     got = json.loads(out.read_text())
-    assert got["errors"] == [None] * len(prompts)
+    assert got["errors"] == [None] * len(job["prompts"])
     assert got["tokens"] == [o.token_ids for o in ref]
+    if dp_attention:  # both ranks ran attention on their own requests, and some steps left one rank idle
+        assert min(got["rows_per_rank"]) > 0 and got["idle_rank_steps"] > 0, got
     if nextn:  # the drafter ran on rank 0 and its drafts were mostly accepted
         assert got["num_drafts"] > 0 and got["accepted"] > got["num_drafts"] // 2
     # each rank holds half of the main layers' routed experts, and says so at startup
     assert got["routed_expert_bytes"] == one.model.routed_expert_bytes() // 2
     assert proc.stderr.count("expert parallel rank") == 2 and "routed experts" in proc.stderr
-    assert got["describe"]["expert_parallel"] == 2 and got["describe"]["tensor_parallel"] == 1
+    d = got["describe"]
+    assert d["expert_parallel"] == 2 and d["tensor_parallel"] == 1 and d["dp_attention"] == dp_attention
 
 
 def test_shard_weights_reads_only_this_ranks_experts_and_mtp_on_rank_0(tiny_folder, engine_cache_dir):
@@ -88,20 +95,23 @@ def test_parallel_flags():
     p.add_argument("--nextn", type=int, default=0)
     assert native_extra(p.parse_args(["--ep", "2"])) == {"ep": 2, "dist_timeout_s": 300.0}
     assert native_extra(p.parse_args([])) == {}
+    assert native_extra(p.parse_args(["--ep", "2", "--dp-attention"]))["dp_attention"] is True
+    with pytest.raises(ValueError, match="--dp-attention .* needs --ep 2"):
+        native_extra(p.parse_args(["--dp-attention"]))
     with pytest.raises(ValueError, match="--tp 2 and --ep 2 together"):
         native_extra(p.parse_args(["--tp", "2", "--ep", "2"]))
     with pytest.raises(ValueError, match="--ep must be >= 1"):
         native_extra(p.parse_args(["--ep", "0"]))
 
 
-def test_generate_under_torchrun_with_ep_and_mtp_writes_one_run(predictable_folder, engine_cache_dir, tmp_path):
+def test_generate_under_torchrun_with_ep_dp_attention_and_mtp_writes_one_run(predictable_folder, engine_cache_dir, tmp_path):
     out = tmp_path / "run"
     _torchrun(2, ["-m", "harness", "generate", "--task", "aime", "--model", str(predictable_folder), "--ep", "2",
-                  "--nextn", "2", "--dtype", "float32", "--threads", "1", "--samples", "2", "--max-tokens", "6",
+                  "--dp-attention", "--nextn", "2", "--dtype", "float32", "--threads", "1", "--samples", "2", "--max-tokens", "6",
                   "--kv-cache-gib", "0.005", "--no-progress", "--out", str(out)], engine_cache_dir)
     records = [json.loads(line) for line in (out / "generations.jsonl").read_text().splitlines()]
     pairs = [(r["item_id"], r["sample"]) for r in records]
     assert len(pairs) == len(set(pairs)) and len(pairs) == 2 * len({r["item_id"] for r in records})
     assert all(r["finish_reason"] in ("stop", "length") for r in records)
     engine = json.loads((out / "run.json").read_text())["engine"]
-    assert engine["expert_parallel"] == 2 and engine["nextn"] == 2
+    assert engine["expert_parallel"] == 2 and engine["dp_attention"] and engine["nextn"] == 2

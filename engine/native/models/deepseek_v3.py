@@ -37,7 +37,8 @@ class DecoderLayer(nn.Module):
         self.mlp = MoE(args, num_local_experts) if moe else DenseMLP(args.hidden_size, args.intermediate_size)
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
-        x = x + self.self_attn(F.rms_norm(x, (self.d,), self.input_layernorm, self.eps), cos, sin, attn)
+        if x.shape[0]:  # a DP-attention rank without rows this step skips attention, joins the MoE
+            x = x + self.self_attn(F.rms_norm(x, (self.d,), self.input_layernorm, self.eps), cos, sin, attn)
         return x + self.mlp(F.rms_norm(x, (self.d,), self.post_attention_layernorm, self.eps))
 
 
@@ -149,6 +150,12 @@ class DeepseekV3Model(nn.Module):
             else:
                 out[name] = get(name)[:]
         return {k: v.contiguous() for k, v in out.items()}
+
+    def set_dp_rows(self, rows: list[int], rank: int) -> None:
+        """DP attention: this step's rows per rank (x holds rank `rank`'s); the main MoE layers gather them all."""
+        for layer in self.layers:
+            if isinstance(layer.mlp, MoE):
+                layer.mlp.dp_rows, layer.mlp.dp_start = rows, sum(rows[:rank])
 
     def routed_expert_bytes(self) -> int:
         """Bytes of the main layers' routed experts this model holds (1/N of them per rank under --ep N)."""

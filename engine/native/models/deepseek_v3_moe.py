@@ -69,12 +69,30 @@ class MoE(nn.Module):
         E, d, inter = num_local or args.n_routed_experts, args.hidden_size, args.moe_intermediate_size
         self.ep = None  # a ParallelGroup when this layer holds experts [expert_start, expert_start + E) only
         self.expert_start = 0
+        # DP attention (engine/native/dp_attention.py): this step's rows per rank, and this rank's first row
+        # among them; x holds only this rank's rows, the experts see every rank's.
+        self.dp_rows: list[int] | None = None
+        self.dp_start = 0
         self.gate = Router(args)
         self.w_gate_up = nn.Parameter(torch.empty(E, 2 * inter, d), False)
         self.w_down = nn.Parameter(torch.empty(E, d, inter), False)
         self.shared_experts = DenseMLP(d, inter * args.n_shared_experts) if args.n_shared_experts else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.dp_rows is None:
+            y = self._routed(x)
+            if self.ep is not None:
+                self.ep.all_reduce(y)
+        else:  # every rank's rows through this rank's experts, summed over ranks; keep this rank's rows
+            y = self._routed(self.ep.all_gather_rows(x, self.dp_rows))
+            self.ep.all_reduce(y)
+            y = y[self.dp_start:self.dp_start + x.shape[0]]
+        if self.shared_experts is not None:
+            y = y + self.shared_experts(x)
+        return y
+
+    def _routed(self, x: torch.Tensor) -> torch.Tensor:
+        """The routed experts' weighted sum for each row of x (this rank's experts only, under --ep)."""
         T, d = x.shape
         w, idx = self.gate(x)
         k = idx.shape[1]
@@ -99,9 +117,4 @@ class MoE(nn.Module):
             start += n
         per_pair = torch.empty_like(out) if pairs is None else x.new_zeros(T * k, d)
         per_pair[src] = out
-        y = (per_pair.view(T, k, d) * w.to(x.dtype).unsqueeze(-1)).sum(1)
-        if self.ep is not None:
-            self.ep.all_reduce(y)
-        if self.shared_experts is not None:
-            y = y + self.shared_experts(x)
-        return y
+        return (per_pair.view(T, k, d) * w.to(x.dtype).unsqueeze(-1)).sum(1)
