@@ -8,8 +8,10 @@ the tokens are already on every rank (the all-gather is free here), each rank ru
 them; the shared experts are added after it, once. Cost per MoE layer: one all-reduce of T x d activations
 (a ring moves 2 (N-1)/N of it per rank), whatever the routing, with no token-count exchange and no load
 imbalance in the communication; all-to-all would move only the routed rows (k/N of the tokens per rank)
-but needs two exchanges plus counts, which pays off only once attention is data-parallel and the tokens
-differ per rank. With k = 2 routed experts per token and 2 ranks the sum is bit-identical to one rank.
+but needs two exchanges plus counts. With DP attention (dp_attention.py) the tokens differ per rank, and
+the same scheme first all-gathers every rank's rows (then each keeps its own rows of the sum); all-to-all
+would move less there, at the price of per-step count exchanges and uneven buffers. With k = 2 routed
+experts per token and 2 ranks the sum is bit-identical to one rank.
 """
 from __future__ import annotations
 
