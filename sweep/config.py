@@ -30,7 +30,7 @@ class SweepConfig:
     accept: float | None = None
     acceptance_seed: int = 0
     seed: int = 0
-    parallel: dict[str, int] = field(default_factory=lambda: {"dp": 1, "tp": 1, "ep": 1})
+    parallel: dict[str, int | bool] = field(default_factory=lambda: {"dp": 1, "tp": 1, "ep": 1})
     engine: dict[str, Any] = field(default_factory=dict)  # passed to the built-in engine's config
     vision: dict[str, Any] = field(default_factory=dict)  # encoder: VisionConfig fields + weights path
     serve: dict[str, Any] = field(default_factory=dict)  # serve: endpoint, lengths, rates, SLOs
@@ -47,10 +47,15 @@ class SweepConfig:
             raise ValueError(f"{where}: nextn must be >= 0, got {self.nextn}")
         if self.accept is not None and not 0.0 <= self.accept <= 1.0:
             raise ValueError(f"{where}: accept must be in [0, 1], got {self.accept}")
-        unknown = set(self.parallel) - {"dp", "tp", "ep"}
+        unknown = set(self.parallel) - {"dp", "tp", "ep", "dp_attention"}
         if unknown:
-            raise ValueError(f"{where}: unknown [parallel] key(s) {', '.join(sorted(unknown))}; valid: dp, tp, ep")
-        bad = [k for k, v in self.parallel.items() if not isinstance(v, int) or v < 1]
+            raise ValueError(f"{where}: unknown [parallel] key(s) {', '.join(sorted(unknown))}; "
+                             "valid: dp, tp, ep, dp_attention")
+        if not isinstance(self.parallel.get("dp_attention", False), bool):
+            raise ValueError(f"{where}: [parallel] dp_attention must be true or false")
+        if self.dp_attention and self.ep < 2:
+            raise ValueError(f"{where}: [parallel] dp_attention needs ep >= 2 (it splits requests over the ep ranks)")
+        bad = [k for k, v in self.parallel.items() if k != "dp_attention" and (not isinstance(v, int) or v < 1)]
         if bad:
             raise ValueError(f"{where}: [parallel] {', '.join(bad)} must be positive integers")
         split = [f"{k} = {self.parallel[k]}" for k in ("dp", "tp", "ep") if self.parallel.get(k, 1) > 1]
@@ -71,6 +76,15 @@ class SweepConfig:
     @property
     def ep(self) -> int:
         return int(self.parallel.get("ep", 1))
+
+    @property
+    def dp_attention(self) -> bool:
+        return bool(self.parallel.get("dp_attention", False))
+
+    @property
+    def attention_ranks(self) -> int:
+        """Ranks that each run attention for their own requests: a decode point's R is per such rank."""
+        return self.dp * (self.ep if self.dp_attention else 1)
 
     @property
     def model_parallel(self) -> int:

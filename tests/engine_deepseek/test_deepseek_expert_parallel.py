@@ -115,3 +115,25 @@ def test_generate_under_torchrun_with_ep_dp_attention_and_mtp_writes_one_run(pre
     assert all(r["finish_reason"] in ("stop", "length") for r in records)
     engine = json.loads((out / "run.json").read_text())["engine"]
     assert engine["expert_parallel"] == 2 and engine["dp_attention"] and engine["nextn"] == 2
+
+
+def test_decode_sweep_with_dp_attention_counts_requests_per_rank(tiny_folder, tmp_path):
+    """[parallel] ep = 2, dp_attention: a point's R is requests per attention rank (2R in the engine), and
+    per-device throughput is the engine's over the 2 devices."""
+    cfg = tmp_path / "tiny-ds-dec.toml"
+    cfg.write_text(f'kind = "decode"\nmodel = "{tiny_folder}"\nthreads = 1\ncontext = 24\nwarmup_steps = 1\n'
+                   'measured_steps = 3\npoints = [1, 3]\n[engine]\nkv_cache_gib = 0.005\nblock_size = 4\n'
+                   '[parallel]\nep = 2\ndp_attention = true\n')
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OUT_DIR": str(tmp_path / "out"), "PYTHON": sys.executable,
+           "OMP_NUM_THREADS": "1", "HARNESS_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(["bash", str(ROOT / "sweep" / "run_sweep.sh"), "decode", str(cfg)], env=env,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    records = [json.loads(line) for line in (tmp_path / "out" / "tiny-ds-dec" / "results.jsonl").read_text().splitlines()]
+    assert [r["point"]["requests"] for r in records] == [1, 3]
+    for r in records:
+        m = r["metrics"]
+        assert r["status"] == "ok", r.get("reason")
+        assert r["provenance"]["parallel"]["world_size"] == 2 and r["provenance"]["engine"]["dp_attention"]
+        assert m["output_tokens_per_s"] == pytest.approx(2 * r["point"]["requests"] * 1e3 / m["latency_ms"])
+        assert m["output_tokens_per_s_per_gpu"] == pytest.approx(m["output_tokens_per_s"] / 2)

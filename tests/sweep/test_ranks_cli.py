@@ -77,7 +77,8 @@ def test_run_sweep_sh_without_arguments_prints_usage():
     ({"dp": 2, "tp": 2}, "decode", "dp = 2 and tp = 2 together are not supported"),
     ({"tp": 2, "ep": 2}, "prefill", "tp = 2 and ep = 2 together are not supported"),
     ({"ep": 2}, "encoder", "tp/ep apply to the prefill and decode sweeps, not encoder"),
-    ({"pp": 2}, "decode", "unknown \\[parallel\\] key\\(s\\) pp; valid: dp, tp, ep"),
+    ({"pp": 2}, "decode", "unknown \\[parallel\\] key\\(s\\) pp; valid: dp, tp, ep, dp_attention"),
+    ({"tp": 2, "dp_attention": True}, "decode", "dp_attention needs ep >= 2"),
     ({"tp": 0}, "decode", "tp must be positive integers"),
 ])
 def test_parallel_table_refusals(parallel, kind, message):
