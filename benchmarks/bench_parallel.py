@@ -1,5 +1,5 @@
 """Tensor and expert parallelism on this machine: per-rank resident weights and decode tokens/s for TP 1/2 on a
-random Llama and EP 1/2 on a random DeepSeek-V3-style model, printed side by side.
+random Llama and EP 1/2 (and EP 2 with DP attention) on a random DeepSeek-V3-style model, side by side.
 
     python benchmarks/bench_parallel.py [--batch 4] [--steps 24] [--threads 1] [--device cpu]
 
@@ -54,8 +54,9 @@ def rank_main(args: argparse.Namespace) -> None:
     rank, world = launched_ranks()
     if rank != 0:
         sys.exit(run_worker(device=args.device, threads=args.threads))
+    split = {} if world == 1 else {"tp": world} if args.mode == "tp" else {"ep": world, "dp_attention": args.mode == "ep-dpa"}
     engine = LLMEngine(model=args.model, device=args.device, dtype="float32", threads=args.threads,
-                       kv_cache_gib=0.05, ignore_eos=True, **({args.mode: world} if world > 1 else {}))
+                       kv_cache_gib=0.05, ignore_eos=True, **split)
     g = torch.Generator().manual_seed(0)
     vocab = engine.model_config.vocab_size
     for _ in range(args.batch):
@@ -108,19 +109,19 @@ def main() -> None:
         return rank_main(args)
     print(f"device {args.device}, fp32, {args.threads} thread(s) per rank, batch {args.batch}, "
           f"median of {args.steps - 2} decode steps")
-    print(f"{'mode':<5}{'ranks':>6}  {'weights MB per rank':<24}{'routed experts MB':<20}"
+    print("modes: tp = --tp, ep = --ep (attention replicated), ep-dpa = --ep --dp-attention")
+    print(f"{'mode':<7}{'ranks':>5}  {'weights MB per rank':<24}{'routed experts MB':<20}"
           f"{'decode tok/s':>13}{'tok/s/device':>14}")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         models = write_models(tmp)
-        for mode in ("tp", "ep"):
-            for n in (1, 2):
-                r = launch(mode, n, models[mode], args, tmp)
-                ranks = [r["per_rank"][k] for k in sorted(r["per_rank"])]
-                weights = " / ".join(f"{mb:.1f}" for mb, _ in ranks)
-                experts = " / ".join(f"{e:.1f}" for _, e in ranks if e is not None) or "-"
-                tps = args.batch / r["step_s"]
-                print(f"{mode:<5}{n:>6}  {weights:<24}{experts:<20}{tps:>13.1f}{tps / n:>14.1f}")
+        for mode, n in (("tp", 1), ("tp", 2), ("ep", 1), ("ep", 2), ("ep-dpa", 2)):
+            r = launch(mode, n, models[mode[:2]], args, tmp)
+            ranks = [r["per_rank"][k] for k in sorted(r["per_rank"])]
+            weights = " / ".join(f"{mb:.1f}" for mb, _ in ranks)
+            experts = " / ".join(f"{e:.1f}" for _, e in ranks if e is not None) or "-"
+            tps = args.batch / r["step_s"]
+            print(f"{mode:<7}{n:>5}  {weights:<24}{experts:<20}{tps:>13.1f}{tps / n:>14.1f}")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ def write_tiny_llama(folder: Path, seed: int = 0, hidden: int = HIDDEN, ffn: int
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
+    trainer = trainers.BpeTrainer(vocab_size=300, show_progress=False, special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     tok.train_from_iterator(["the quick brown fox jumps over the lazy dog"] * 4, trainer)
     tok.save(str(folder / "tokenizer.json"))
