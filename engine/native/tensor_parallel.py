@@ -172,13 +172,13 @@ def run_worker(device: str | None = None, threads: int | None = None, timeout_s:
     kv = KVCache(cls.kv_cache_spec(model.config), hello.kv_cache_bytes, hello.block_size, dtype, dev)
     model.bind_kv_cache(kv.caches)
     runner = ModelRunner(model, kv, dev)
+    from engine.native.dp_attention import DPStepMessage, run_part  # it builds on this module
     hidden = None
     while (msg := _next_step(parallel)) is not None:
         try:
             if isinstance(msg, LogitsMessage):
                 runner.logits(hidden, msg.rows)
-            elif not isinstance(msg, StepMessage):  # DP attention: this rank's slice of the batch
-                from engine.native.dp_attention import run_part
+            elif isinstance(msg, DPStepMessage):  # DP attention: this rank's slice of the batch
                 kv.zero_blocks(msg.zero_blocks)
                 hidden = run_part(runner, parallel, msg.parts)
             else:

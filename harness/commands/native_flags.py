@@ -22,7 +22,8 @@ def add_parallel_arguments(p: argparse.ArgumentParser, prefix: str = "") -> None
                    help=f"{prefix}tensor-parallel ranks (Llama-family models); launch with "
                         "`torchrun --nproc-per-node N -m harness ... --tp N` (default: 1)")
     p.add_argument("--ep", type=int, default=1,
-                   help=f"{prefix}expert-parallel ranks (DeepSeek-V3 routed experts; attention replicated); launch "
+                   help=f"{prefix}expert-parallel ranks (DeepSeek-V3 routed experts; attention replicated unless "
+                        "--dp-attention); launch "
                         "with `torchrun --nproc-per-node N -m harness ... --ep N` (default: 1; one of --tp/--ep)")
     p.add_argument("--dp-attention", action="store_true",
                    help=f"{prefix}with --ep: each rank runs attention for its own requests (rank 0 assigns them); "
