@@ -30,7 +30,7 @@ class SweepConfig:
     accept: float | None = None
     acceptance_seed: int = 0
     seed: int = 0
-    parallel: dict[str, int] = field(default_factory=lambda: {"dp": 1, "tp": 1})
+    parallel: dict[str, int | bool] = field(default_factory=lambda: {"dp": 1, "tp": 1, "ep": 1})
     engine: dict[str, Any] = field(default_factory=dict)  # passed to the built-in engine's config
     vision: dict[str, Any] = field(default_factory=dict)  # encoder: VisionConfig fields + weights path
     serve: dict[str, Any] = field(default_factory=dict)  # serve: endpoint, lengths, rates, SLOs
@@ -47,15 +47,54 @@ class SweepConfig:
             raise ValueError(f"{where}: nextn must be >= 0, got {self.nextn}")
         if self.accept is not None and not 0.0 <= self.accept <= 1.0:
             raise ValueError(f"{where}: accept must be in [0, 1], got {self.accept}")
-        unknown = set(self.parallel) - {"dp", "tp"}
+        unknown = set(self.parallel) - {"dp", "tp", "ep", "dp_attention"}
         if unknown:
-            raise ValueError(f"{where}: unknown [parallel] key(s) {', '.join(sorted(unknown))}; valid: dp, tp")
-        if self.parallel.get("tp", 1) != 1:
-            raise ValueError(f"{where}: tensor parallelism (tp > 1) is not supported by the sweeps yet")
+            raise ValueError(f"{where}: unknown [parallel] key(s) {', '.join(sorted(unknown))}; "
+                             "valid: dp, tp, ep, dp_attention")
+        if not isinstance(self.parallel.get("dp_attention", False), bool):
+            raise ValueError(f"{where}: [parallel] dp_attention must be true or false")
+        if self.dp_attention and self.ep < 2:
+            raise ValueError(f"{where}: [parallel] dp_attention needs ep >= 2 (it splits requests over the ep ranks)")
+        bad = [k for k, v in self.parallel.items() if k != "dp_attention" and (not isinstance(v, int) or v < 1)]
+        if bad:
+            raise ValueError(f"{where}: [parallel] {', '.join(bad)} must be positive integers")
+        split = [f"{k} = {self.parallel[k]}" for k in ("dp", "tp", "ep") if self.parallel.get(k, 1) > 1]
+        if len(split) > 1:
+            raise ValueError(f"{where}: [parallel] {' and '.join(split)} together are not supported; "
+                             "use one of dp, tp, ep")
+        if self.model_parallel > 1 and self.kind not in ("prefill", "decode"):
+            raise ValueError(f"{where}: [parallel] tp/ep apply to the prefill and decode sweeps, not {self.kind}")
 
     @property
     def dp(self) -> int:
         return int(self.parallel.get("dp", 1))
+
+    @property
+    def tp(self) -> int:
+        return int(self.parallel.get("tp", 1))
+
+    @property
+    def ep(self) -> int:
+        return int(self.parallel.get("ep", 1))
+
+    @property
+    def dp_attention(self) -> bool:
+        return bool(self.parallel.get("dp_attention", False))
+
+    @property
+    def attention_ranks(self) -> int:
+        """Ranks that each run attention for their own requests: a decode point's R is per such rank."""
+        return self.dp * (self.ep if self.dp_attention else 1)
+
+    @property
+    def model_parallel(self) -> int:
+        """Processes one engine spans (tp or ep; 1 when each rank is its own engine)."""
+        return self.tp * self.ep
+
+    @property
+    def world_size(self) -> int:
+        """torchrun processes (= devices) the tag asks for."""
+        return self.dp * self.model_parallel
 
     def with_overrides(self, **overrides: Any) -> "SweepConfig":
         """Apply CLI overrides (None means keep the config's value)."""

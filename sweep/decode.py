@@ -1,5 +1,7 @@
 """Decode sweep: points are requests per data-parallel rank, each with a KV context of `context` tokens
-filled (prefilled) before timing; then whole decode steps are timed."""
+filled (prefilled) before timing; then whole decode steps are timed. With `[parallel] ep = N` and
+`dp_attention = true` each of the N ranks runs attention for R requests of its own (the reference's
+requests-per-DP-rank), so one engine holds N x R."""
 from __future__ import annotations
 
 import time
@@ -33,6 +35,7 @@ class DecodeSweep:
         if self.fill not in FILL_MODES:
             raise ValueError(f"{cfg.path}: engine.decode_fill must be one of {FILL_MODES}, got {self.fill!r}")
         self.cfg, self.device = cfg, check_device(device)
+        self.per_point = cfg.ep if cfg.dp_attention else 1  # engine requests per point's R
         self.engine = None
         self._shared: list[int] = []
 
@@ -46,9 +49,10 @@ class DecodeSweep:
         steps = c.warmup_steps + c.measured_steps
         self.tokens_per_step = c.nextn + 1  # the most a request can gain per step
         # ignore_eos: random prompts may sample EOS; a decode sweep keeps every request running every step.
-        options: dict[str, Any] = {"max_num_seqs": max(c.points), "ignore_eos": True}
+        most = max(c.points) * self.per_point
+        options: dict[str, Any] = {"max_num_seqs": most, "ignore_eos": True}
         if "max_num_batched_tokens" not in c.engine:
-            options["max_num_batched_tokens"] = max(2048, max(c.points) * self.tokens_per_step)
+            options["max_num_batched_tokens"] = max(2048, most * self.tokens_per_step)
         if c.nextn:
             self.engine = self._build_spec_engine(options)
         else:
@@ -119,7 +123,7 @@ class DecodeSweep:
         return elapsed, st.num_decode_tokens, (spec.num_drafts, spec.num_accepted_tokens) if spec else None
 
     def measure(self, point: dict[str, Any], trace_path: Path | None) -> Measurement:
-        r, ctx = point["requests"], point["context"]
+        r, ctx = point["requests"] * self.per_point, point["context"]
         try:
             self._fill(r, ctx, self.cfg.warmup_steps + self.cfg.measured_steps)
             for _ in range(self.cfg.warmup_steps):
@@ -167,4 +171,7 @@ class DecodeSweep:
                        cost_rates={"output_tokens": per_gpu})
 
     def close(self) -> None:
+        """Idempotent; a tensor/expert-parallel engine releases its worker ranks here."""
+        if self.engine is not None:
+            self.engine.close()
         self.engine = None

@@ -32,4 +32,4 @@ def gpus_note(device: str, gpus: int) -> str:
     """What 'per GPU' divides by, in words, for records and chart footnotes."""
     if device.startswith("cpu"):
         return f"per GPU = per device; on CPU the denominator is {gpus} device(s) (the host CPU per rank)"
-    return f"per GPU = divided by {gpus} {device.split(':')[0]} device(s) (data-parallel ranks x tp)"
+    return f"per GPU = divided by {gpus} {device.split(':')[0]} device(s) (torchrun processes: dp x tp x ep)"

@@ -22,6 +22,8 @@ def build_engine(cfg: SweepConfig, device: str, engine_cls: Any = None, **overri
     unknown = sorted(set(options) - ENGINE_KEYS)
     if unknown:
         raise ValueError(f"{cfg.path}: unknown [engine] key(s) {', '.join(unknown)}; valid: {', '.join(sorted(ENGINE_KEYS))}")
+    if cfg.model_parallel > 1:  # rank 0 of a tp/ep launch: the engine spans every process
+        options.update(tp=cfg.tp, ep=cfg.ep, dp_attention=cfg.dp_attention)
     options.update(overrides)
     return engine_cls(model=cfg.model, device=device, dtype=cfg.dtype, threads=cfg.threads, **options)
 

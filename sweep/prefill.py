@@ -109,8 +109,9 @@ class PrefillSweep:
     def summarise(self, point, step_times_s, work, infos, gpus) -> Outcome:
         info = infos[0]
         lat = median(step_times_s)
-        tok_per_step = work["tokens"] / gpus  # mean computed tokens per step per rank
-        per_gpu = tok_per_step * len(step_times_s) / sum(step_times_s)
+        tok_per_step = work["tokens"] / len(infos)  # mean computed tokens per step per engine (dp rank)
+        # every engine's tokens over the devices they ran on (dp ranks, or the tp/ep ranks of one engine)
+        per_gpu = work["tokens"] / gpus * len(step_times_s) / sum(step_times_s)
         metrics = {
             "latency_ms": lat * 1e3,
             "latency_ms_mean": sum(step_times_s) / len(step_times_s) * 1e3,
@@ -127,4 +128,7 @@ class PrefillSweep:
                        cost_rates={"input_tokens": per_gpu})
 
     def close(self) -> None:
+        """Idempotent; a tensor/expert-parallel engine releases its worker ranks here."""
+        if self.engine is not None:
+            self.engine.close()
         self.engine = None

@@ -4,7 +4,7 @@
 #   e.g.  bash sweep/run_sweep.sh decode ce-128k 131072 3 0.75
 #         bash sweep/run_sweep.sh prefill pe-128k 131072
 #         bash sweep/run_sweep.sh encoder ve-800
-# Environment: NPROC (ranks; default: the config's [parallel] dp), PROFILE=1 (profiler traces),
+# Environment: NPROC (ranks; default: the config's [parallel] dp x tp x ep), PROFILE=1 (profiler traces),
 #   OUT_DIR (default sweeps), PYTHON (default python), SWEEP_ARGS (extra CLI options, e.g. cost inputs).
 set -euo pipefail
 if [[ $# -lt 2 ]]; then
@@ -24,9 +24,9 @@ args=(sweep "$MODE" "$TAG" --out-dir "${OUT_DIR:-sweeps}")
 export PROFILE=${PROFILE:-0}
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 
-# Ranks: NPROC wins; otherwise the config's [parallel] dp (tags are files, or a path to one).
+# Ranks: NPROC wins; otherwise the config's [parallel] dp x tp x ep (tags are files, or a path to one).
 if [[ -z ${NPROC:-} ]]; then
-  NPROC=$("$PYTHON" -c 'import sys; from sweep.config import load_config; print(load_config(sys.argv[1]).dp)' "$TAG")
+  NPROC=$("$PYTHON" -c 'import sys; from sweep.config import load_config; print(load_config(sys.argv[1]).world_size)' "$TAG")
 fi
 if [[ $NPROC -gt 1 && $MODE != serve ]]; then
   exec "$PYTHON" -m torch.distributed.run --standalone --nproc-per-node "$NPROC" -m harness "${args[@]}"

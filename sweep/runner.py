@@ -126,7 +126,7 @@ def run_sweep(impl: SweepKind, cfg: SweepConfig, ranks: Ranks, out_dir: Path, co
             measurements = [m for _, _, m in gathered]
             try:
                 step_times, work = _reduce(measurements)
-                outcome = impl.summarise(point, step_times, work, [m.info for m in measurements], ranks.world_size)
+                outcome = impl.summarise(point, step_times, work, [m.info for m in measurements], ranks.devices)
                 record.metrics = outcome.metrics
                 record.definitions = outcome.definitions
                 record.denominators = outcome.denominators

@@ -12,7 +12,7 @@ from engine.native.llm_engine import LLMEngine, LogitsProcessor, RequestOutput
 
 # EngineOptions.extra keys passed through to LLMEngine.
 _EXTRA_KEYS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching", "max_prefill_chunk", "int4",
-               "tp", "dist_timeout_s")
+               "tp", "ep", "dp_attention", "dist_timeout_s")
 
 
 def _text_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

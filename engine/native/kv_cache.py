@@ -23,6 +23,9 @@ class KVCache:
         # zeroed: padded attention reads point there, and masked garbage could be NaN (0 * NaN = NaN).
         self.caches: list[tuple[torch.Tensor, torch.Tensor | None]] = []
         self._to_zero: list[int] = []
+        # Parallel rank 0 only: blocks zeroed outside a forward (the MTP drafter flushes early), which
+        # the other ranks must still zero; None elsewhere, so nothing accumulates.
+        self._zeroed_unsent: list[int] | None = None
         for _ in range(spec.num_layers):
             k = torch.empty(spec.tensor_shape(spec.k_shape, slots), dtype=dtype, device=device)
             v = (torch.empty(spec.tensor_shape(spec.v_shape, slots), dtype=dtype, device=device)
@@ -37,15 +40,24 @@ class KVCache:
         once per step, before the forward reads them."""
         self._to_zero.extend(block_ids)
 
-    def pending_zeroes(self) -> list[int]:
-        """Blocks queued for zeroing and not yet zeroed (tensor-parallel rank 0 sends them to the other ranks)."""
-        return list(self._to_zero)
+    def track_zeroes_for_peers(self) -> None:
+        """Parallel rank 0: remember blocks zeroed between forwards so take_zeroes_for_peers can hand them on."""
+        self._zeroed_unsent = []
+
+    def take_zeroes_for_peers(self) -> list[int]:
+        """Zero the queued blocks here and return every block zeroed since the last call: the other ranks
+        zero the same ones before this step (parallel rank 0 sends them in the step message)."""
+        self.flush_zeroes()
+        ids, self._zeroed_unsent = self._zeroed_unsent or [], []
+        return ids
 
     def flush_zeroes(self) -> None:
         if not self._to_zero:
             return
         ax = self.spec.slot_axis
         idx = torch.tensor(self._to_zero, dtype=torch.long, device=self.caches[0][0].device)
+        if self._zeroed_unsent is not None:
+            self._zeroed_unsent.extend(self._to_zero)
         self._to_zero = []
         for k, v in self.caches:
             for t in (k, v):

@@ -77,29 +77,34 @@ class LLMEngine:
                  threads: int | None = None, kv_cache_gib: float = 1.0, block_size: int = 16,
                  max_num_seqs: int = 256, max_num_batched_tokens: int = 2048, max_model_len: int | None = None,
                  enable_prefix_caching: bool = True, max_prefill_chunk: int | None = None,
-                 ignore_eos: bool = False, int4: bool | None = None, tp: int = 1, dist_timeout_s: float = 300.0):
+                 ignore_eos: bool = False, int4: bool | None = None, tp: int = 1, ep: int = 1,
+                 dp_attention: bool = False, dist_timeout_s: float = 300.0):
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
         self.threads = set_threads(threads, self.device)
         resolved = resolve_model(model)
         t0 = time.perf_counter()
         self.parallel = None
-        if tp > 1:  # this process is rank 0 of a torchrun launch (tensor_parallel.py)
+        if tp > 1 and ep > 1:
+            raise EngineError(f"--tp {tp} and --ep {ep} together are not supported; use one of them")
+        if dp_attention and ep < 2:
+            raise EngineError("DP attention splits requests over expert-parallel ranks; it needs --ep 2 or more")
+        size, mode = (ep, "ep") if ep > 1 else (tp, "tp")
+        self.parallel_sizes = {"tensor_parallel": tp, "expert_parallel": ep, "dp_attention": dp_attention}
+        enable_prefix_caching = enable_prefix_caching and not dp_attention  # a hit's rows may be on another rank
+        if size > 1:  # this process is rank 0 of a torchrun launch (tensor_parallel.py)
             from engine.native import tensor_parallel as tpar
             from engine.native.parallel import init_parallel, rank_device
             self.device = rank_device(self.device)
-            self.parallel = init_parallel(tp, self.device, dist_timeout_s)
-            self.parallel.send(tpar.hello_for(resolved, self.dtype, int(kv_cache_gib * (1 << 30)), block_size))
-            weights, full_bytes = tpar.load_shard(resolved, self.dtype, self.parallel)
+            self.parallel = init_parallel(size, self.device, dist_timeout_s, mode)
+            self.parallel.send(tpar.hello_for(resolved, self.dtype, int(kv_cache_gib * (1 << 30)), block_size, mode))
+            weights, full_bytes = tpar.load_shard(resolved, self.dtype, self.parallel, mode)
         else:
             weights = load_weights(resolved, self.dtype)
         self.model_name, self.model_path, self.model_sha256 = resolved.name, resolved.path, weights.sha256
         self.model_config = weights.config
         cls = model_class(self.model_config.architecture)
-        if self.parallel is not None:
-            if not hasattr(cls, "shard_weights"):
-                raise EngineError(f"--tp covers Llama-family models; {self.model_config.architecture!r} has no "
-                                  f"tensor-parallel layout")
+        if self.parallel is not None:  # load_shard checked that this class splits under the flag given
             self.model = cls.from_weights(self.model_config, weights.tensors, self.dtype, self.device,
                                           parallel=self.parallel)
             self.weight_bytes = tpar.report_memory(self.model, self.parallel, full_bytes)
@@ -117,7 +122,7 @@ class LLMEngine:
                                    max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
                                    max_model_len=max_model_len or ctx, enable_prefix_caching=enable_prefix_caching,
                                    max_prefill_chunk=max_prefill_chunk)
-        # A tensor-parallel shard caches only its own KV heads.
+        # A tensor-parallel shard caches only its own KV heads (an expert-parallel rank caches them all).
         kv_config = self.model.config if self.parallel is not None else self.model_config
         self.kv = KVCache(cls.kv_cache_spec(kv_config), self.config.kv_cache_bytes, block_size,
                           self.dtype, self.device)
@@ -125,7 +130,10 @@ class LLMEngine:
         self.block_manager = BlockManager(self.kv.num_blocks, block_size, enable_prefix_caching,
                                           on_allocate=self.kv.zero_blocks)
         self.scheduler = Scheduler(self.config, self.block_manager)
-        if self.parallel is not None:
+        if dp_attention:
+            from engine.native.dp_attention import DPAttentionRunner
+            self.runner = DPAttentionRunner(self.model, self.kv, self.device, self.parallel)
+        elif self.parallel is not None:
             self.runner = tpar.TPModelRunner(self.model, self.kv, self.device, self.parallel)
         else:
             self.runner = ModelRunner(self.model, self.kv, self.device)
@@ -141,7 +149,7 @@ class LLMEngine:
         """Multiply with the model file's own 4-bit codes at small batch sizes (int4_weights); None = when possible."""
         reasons = []
         if self.parallel is not None:
-            reasons.append("tensor-parallel ranks multiply with dense weight shards")
+            reasons.append("parallel ranks multiply with dense weight shards")
         if self.device.type != "cpu":
             reasons.append(f"the int4 kernel runs on the CPU, not {self.device.type}")
         if self.dtype != torch.bfloat16:
@@ -334,7 +342,7 @@ class LLMEngine:
                              finish_time=seq.finish_time)
 
     def close(self) -> None:
-        """Release the other tensor-parallel ranks (they leave their loop); nothing to do on one rank."""
+        """Release the other parallel ranks (they leave their loop); nothing to do on one rank."""
         if self.parallel is not None:
             self.runner.close()
 
@@ -358,5 +366,5 @@ class LLMEngine:
                 "max_num_seqs": self.config.max_num_seqs,
                 "max_num_batched_tokens": self.config.max_num_batched_tokens,
                 "prefix_caching": self.config.enable_prefix_caching, "int4_weights": self.int4_bytes > 0,
-                "tensor_parallel": self.parallel.size if self.parallel is not None else 1,
+                **self.parallel_sizes,
                 "torch": torch.__version__}

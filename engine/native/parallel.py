@@ -1,4 +1,4 @@
-"""Process groups for tensor parallelism, launched by torchrun: gloo on CPU, NCCL on CUDA, HCCL on Ascend.
+"""Process groups for tensor and expert parallelism, launched by torchrun: gloo on CPU, NCCL on CUDA, HCCL on Ascend.
 
 Two groups: `compute` carries the collectives inside a forward (all-reduce, logits gather) under the
 configured timeout, so a dead peer ends a step with an error instead of a hang; `control` (gloo) carries
@@ -37,6 +37,14 @@ class ParallelGroup:
         dist.all_gather(parts, x.contiguous(), group=self.compute)
         return torch.cat(parts, dim=1)
 
+    def all_gather_rows(self, x: torch.Tensor, rows: list[int]) -> torch.Tensor:
+        """[rows[rank], n] from each rank -> [sum(rows), n], rank order (padded to the longest for the gather)."""
+        pad = x.new_zeros(max(rows), *x.shape[1:])
+        pad[:x.shape[0]] = x
+        parts = [torch.empty_like(pad) for _ in range(self.size)]
+        dist.all_gather(parts, pad, group=self.compute)
+        return torch.cat([p[:n] for p, n in zip(parts, rows)])
+
     def send(self, message: object) -> None:
         """Rank 0: hand one message to every other rank."""
         dist.broadcast_object_list([message], src=0, group=self.control)
@@ -58,14 +66,14 @@ def launched_ranks() -> tuple[int, int]:
     return int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
 
 
-def init_parallel(size: int, device: torch.device, timeout_s: float) -> ParallelGroup:
-    """Join (or reuse) the default process group; world size must equal `size`."""
+def init_parallel(size: int, device: torch.device, timeout_s: float, flag: str = "tp") -> ParallelGroup:
+    """Join (or reuse) the default process group; world size must equal `size` (the --tp or --ep value)."""
     rank, world = launched_ranks()
     if world != size:
-        raise EngineError(f"--tp {size} needs {size} processes, but WORLD_SIZE is {world}; launch with "
-                          f"`torchrun --nproc-per-node {size} -m harness ...`")
+        raise EngineError(f"--{flag} {size} needs {size} processes, but WORLD_SIZE is {world}; launch with "
+                          f"`torchrun --nproc-per-node {size} -m harness ... --{flag} {size}`")
     if device.type not in BACKENDS:
-        raise EngineError(f"tensor parallelism has no backend for device {device.type!r}")
+        raise EngineError(f"parallel ranks have no backend for device {device.type!r}")
     if not dist.is_initialized():
         dist.init_process_group(BACKENDS[device.type], timeout=timedelta(seconds=timeout_s))
     compute = dist.group.WORLD

@@ -1,6 +1,8 @@
-"""Tensor parallelism: rank 0 runs the whole engine (scheduler, sampler, outputs) and sends each step's
-prepared inputs to the other ranks; every rank runs its shard of the model on them, and the forward's
-all-reduces and logits gather keep the ranks in step. Ranks other than 0 hold no scheduler state at all.
+"""Tensor and expert parallelism: rank 0 runs the whole engine (scheduler, sampler, outputs) and sends each
+step's prepared inputs to the other ranks; every rank runs its shard of the model on them, and the forward's
+collectives (all-reduces, logits gather) keep the ranks in step. Ranks other than 0 hold no scheduler state.
+Which flag splits a model is its class's PARALLEL_MODE: "tp" (Llama family: heads, FFN, vocab) or "ep"
+(DeepSeek-V3: routed experts); the class's shard_weights says what each rank reads.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ class Hello:
     dtype: str
     kv_cache_bytes: int
     block_size: int
+    mode: str = "tp"  # "tp" or "ep": the flag the user launched with (checked against the model class)
 
 
 @dataclass
@@ -49,7 +52,17 @@ def model_reference(resolved: ResolvedModel) -> str:
     return resolved.name if resolved.name in REGISTRY else str(resolved.path)
 
 
-def load_shard(resolved: ResolvedModel, dtype: torch.dtype, parallel: ParallelGroup) -> tuple[LoadedWeights, int]:
+def check_mode(cls, mode: str, architecture: str) -> None:
+    """`--tp` splits Llama-family models, `--ep` DeepSeek-V3's experts; the other pairings are a clear error."""
+    supported = getattr(cls, "PARALLEL_MODE", None)
+    if supported != mode:
+        other = f"; use --{supported}" if supported else ""
+        raise EngineError(f"--{mode} does not apply to {architecture!r} models{other} (--tp: Llama family, "
+                          f"--ep: DeepSeek-V3 routed experts)")
+
+
+def load_shard(resolved: ResolvedModel, dtype: torch.dtype, parallel: ParallelGroup,
+               mode: str = "tp") -> tuple[LoadedWeights, int]:
     """This rank's weight shard and the whole model's bytes. Rank 0 converts the model into the weight cache
     once; then each rank reads only its rows and columns from the cached safetensors file (memory-mapped).
     Without a cache (read-only home), each rank converts the whole model and keeps its slices."""
@@ -61,6 +74,7 @@ def load_shard(resolved: ResolvedModel, dtype: torch.dtype, parallel: ParallelGr
         from safetensors import safe_open
         weights = read_cached(folder, lambda path: {})
         cls = model_class(weights.config.architecture)
+        check_mode(cls, mode, weights.config.architecture)
         with safe_open(str(folder / "model.safetensors"), framework="pt") as f:
             names = list(f.keys())
             weights.tensors = cls.shard_weights(weights.config, f.get_slice, names, parallel.rank, parallel.size)
@@ -68,6 +82,7 @@ def load_shard(resolved: ResolvedModel, dtype: torch.dtype, parallel: ParallelGr
         return weights, full
     weights = load_weights(resolved, dtype)
     cls = model_class(weights.config.architecture)
+    check_mode(cls, mode, weights.config.architecture)
     full = sum(t.numel() * t.element_size() for n, t in weights.tensors.items() if not _is_int4_part(n))
     weights.tensors = cls.shard_weights(weights.config, weights.tensors.__getitem__, list(weights.tensors),
                                         parallel.rank, parallel.size)
@@ -87,10 +102,14 @@ def _nbytes(lazy) -> int:
 
 
 def report_memory(model: torch.nn.Module, parallel: ParallelGroup, full_bytes: int) -> int:
-    """Print (stderr) and return the bytes of weights this rank holds."""
+    """Print (stderr) and return the bytes of weights this rank holds (and of its routed experts, under EP)."""
     held = sum(p.numel() * p.element_size() for p in model.parameters())
-    print(f"tensor parallel rank {parallel.rank}/{parallel.size}: {held / 1e6:.1f} MB of weights resident "
-          f"({held / max(full_bytes, 1):.2f} of the whole model's {full_bytes / 1e6:.1f} MB)", file=sys.stderr)
+    mode = "expert" if getattr(model, "PARALLEL_MODE", "tp") == "ep" else "tensor"
+    experts = (f"; routed experts {model.routed_expert_bytes() / 1e6:.1f} MB"
+               if hasattr(model, "routed_expert_bytes") else "")
+    print(f"{mode} parallel rank {parallel.rank}/{parallel.size}: {held / 1e6:.1f} MB of weights resident "
+          f"({held / max(full_bytes, 1):.2f} of the whole model's {full_bytes / 1e6:.1f} MB{experts})",
+          file=sys.stderr)
     return held
 
 
@@ -101,13 +120,16 @@ class TPModelRunner(ModelRunner):
         super().__init__(model, kv_cache, device)
         self.parallel = parallel
         self.closed = False
+        kv_cache.track_zeroes_for_peers()  # the MTP drafter zeroes blocks between forwards
 
     def forward(self, input_ids, positions, attn):
         with _peer_failures():
-            self.parallel.send(StepMessage(input_ids, positions, attn, self.kv.pending_zeroes()))
+            self.parallel.send(StepMessage(input_ids, positions, attn, self.kv.take_zeroes_for_peers()))
             return super().forward(input_ids, positions, attn)
 
     def logits(self, hidden, rows):
+        if not self.model.LOGITS_NEED_PEERS:  # a replicated head (expert parallelism): no message, no gather
+            return super().logits(hidden, rows)
         with _peer_failures():
             self.parallel.send(LogitsMessage(rows))
             return super().logits(hidden, rows)
@@ -142,7 +164,7 @@ def run_worker(device: str | None = None, threads: int | None = None, timeout_s:
         return 0
     set_threads(threads, dev)
     dtype = DTYPES[hello.dtype]
-    weights, full = load_shard(resolve_model(hello.model), dtype, parallel)
+    weights, full = load_shard(resolve_model(hello.model), dtype, parallel, hello.mode)
     cls = model_class(weights.config.architecture)
     model = cls.from_weights(weights.config, weights.tensors, dtype, dev, parallel=parallel)
     del weights.tensors
@@ -150,11 +172,15 @@ def run_worker(device: str | None = None, threads: int | None = None, timeout_s:
     kv = KVCache(cls.kv_cache_spec(model.config), hello.kv_cache_bytes, hello.block_size, dtype, dev)
     model.bind_kv_cache(kv.caches)
     runner = ModelRunner(model, kv, dev)
+    from engine.native.dp_attention import DPStepMessage, run_part  # it builds on this module
     hidden = None
     while (msg := _next_step(parallel)) is not None:
         try:
             if isinstance(msg, LogitsMessage):
                 runner.logits(hidden, msg.rows)
+            elif isinstance(msg, DPStepMessage):  # DP attention: this rank's slice of the batch
+                kv.zero_blocks(msg.zero_blocks)
+                hidden = run_part(runner, parallel, msg.parts)
             else:
                 kv.zero_blocks(msg.zero_blocks)
                 hidden = runner.forward(msg.input_ids, msg.positions, msg.attn)
@@ -173,6 +199,7 @@ def _next_step(parallel: ParallelGroup) -> StepMessage | None:
                           f"stopping") from exc
 
 
-def hello_for(resolved: ResolvedModel, dtype: torch.dtype, kv_cache_bytes: int, block_size: int) -> Hello:
+def hello_for(resolved: ResolvedModel, dtype: torch.dtype, kv_cache_bytes: int, block_size: int,
+              mode: str = "tp") -> Hello:
     return Hello(model=model_reference(resolved), dtype=dtype_name(dtype), kv_cache_bytes=kv_cache_bytes,
-                 block_size=block_size)
+                 block_size=block_size, mode=mode)

@@ -21,27 +21,49 @@ def add_parallel_arguments(p: argparse.ArgumentParser, prefix: str = "") -> None
     p.add_argument("--tp", type=int, default=1,
                    help=f"{prefix}tensor-parallel ranks (Llama-family models); launch with "
                         "`torchrun --nproc-per-node N -m harness ... --tp N` (default: 1)")
+    p.add_argument("--ep", type=int, default=1,
+                   help=f"{prefix}expert-parallel ranks (DeepSeek-V3 routed experts; attention replicated unless "
+                        "--dp-attention); launch "
+                        "with `torchrun --nproc-per-node N -m harness ... --ep N` (default: 1; one of --tp/--ep)")
+    p.add_argument("--dp-attention", action="store_true",
+                   help=f"{prefix}with --ep: each rank runs attention for its own requests (rank 0 assigns them); "
+                        "the experts still see every rank's tokens")
     p.add_argument("--dist-timeout", type=float, default=300.0,
                    help=f"{prefix}seconds a collective may wait for a peer before the ranks stop with an error "
                         "(default: %(default)s)")
 
 
+def parallel_size(args: argparse.Namespace) -> int:
+    """The number of ranks --tp / --ep ask for (1 without them); both at once is an error."""
+    tp, ep = getattr(args, "tp", 1), getattr(args, "ep", 1)
+    for flag, n in (("--tp", tp), ("--ep", ep)):
+        if n < 1:
+            raise ValueError(f"{flag} must be >= 1, got {n}")
+    if tp > 1 and ep > 1:
+        raise ValueError(f"--tp {tp} and --ep {ep} together are not supported; use one of them "
+                         "(--tp: Llama family, --ep: DeepSeek-V3 experts)")
+    return max(tp, ep)
+
+
 def native_extra(args: argparse.Namespace) -> dict:
-    """`--int4`, `--nextn` and `--tp` -> EngineOptions.extra entries (nothing for the defaults)."""
+    """`--int4`, `--nextn`, `--tp` and `--ep` -> EngineOptions.extra entries (nothing for the defaults)."""
     extra: dict = {} if args.int4 == "auto" else {"int4": args.int4 == "on"}
     if args.nextn:
         extra["nextn"] = args.nextn
-    if getattr(args, "tp", 1) != 1:
-        if args.tp < 1:
-            raise ValueError(f"--tp must be >= 1, got {args.tp}")
-        extra["tp"], extra["dist_timeout_s"] = args.tp, args.dist_timeout
+    if getattr(args, "dp_attention", False) and getattr(args, "ep", 1) < 2:
+        raise ValueError("--dp-attention splits requests over expert-parallel ranks; it needs --ep 2 or more")
+    if parallel_size(args) > 1:
+        flag = "tp" if getattr(args, "tp", 1) > 1 else "ep"
+        extra[flag], extra["dist_timeout_s"] = getattr(args, flag), args.dist_timeout
+        if getattr(args, "dp_attention", False):
+            extra["dp_attention"] = True
     return extra
 
 
 def run_tp_worker(args: argparse.Namespace) -> int | None:
-    """Under torchrun with --tp N, ranks other than 0 only run model shards for rank 0 and write nothing;
-    returns their exit code, or None on rank 0 (and without --tp)."""
-    if getattr(args, "tp", 1) <= 1 or int(os.environ.get("RANK", "0")) == 0:
+    """Under torchrun with --tp N or --ep N, ranks other than 0 only run model shards for rank 0 and write
+    nothing; returns their exit code, or None on rank 0 (and without either flag)."""
+    if parallel_size(args) <= 1 or int(os.environ.get("RANK", "0")) == 0:
         return None
     from engine.native.tensor_parallel import run_worker
     return run_worker(device=args.device, threads=args.threads, timeout_s=args.dist_timeout)

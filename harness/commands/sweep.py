@@ -106,13 +106,20 @@ def _run_sweep(mode, cfg, out_dir: Path, cost, profile: bool, compare: list[str]
 
     from sweep import provenance
     from sweep.plot import plot_results
-    from sweep.ranks import init_ranks
+    from sweep.ranks import init_ranks, model_parallel_ranks
     from sweep.runner import run_sweep
 
     if mode == "serve" and int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise ValueError("the serving sweep is a single client process; run it without torchrun")
-    ranks = init_ranks(cfg.device)
+    if cfg.model_parallel > 1:
+        ranks = model_parallel_ranks(cfg.device, cfg.tp, cfg.ep)
+        if not ranks.is_main:  # serve rank 0's model steps until its engine closes; write nothing
+            from engine.native.tensor_parallel import run_worker
+            return run_worker(device=cfg.device, threads=cfg.threads)
+    else:
+        ranks = init_ranks(cfg.device)
     threads_before = torch.get_num_threads()
+    impl = None
     try:
         if cfg.dp > 1 and not ranks.distributed and ranks.is_main:
             print(f"note: {cfg.tag} asks for dp={cfg.dp} ranks; launch under torchrun "
@@ -131,6 +138,8 @@ def _run_sweep(mode, cfg, out_dir: Path, cost, profile: bool, compare: list[str]
             print(f"compare chart: {plot_results(out_dir / 'results.jsonl', compare)}", file=sys.stderr)
     finally:
         torch.set_num_threads(threads_before)  # in-process callers (tests) keep their setting
+        if impl is not None:
+            impl.close()  # idempotent; after a failure it still releases tp/ep worker ranks
         ranks.close()
     if not ranks.is_main:
         return 0

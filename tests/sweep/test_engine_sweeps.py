@@ -168,6 +168,41 @@ def test_decode_under_torchrun_two_ranks(tiny_model, tmp_path: Path):
         assert m["output_tokens_per_s_per_gpu"] == pytest.approx(m["output_tokens_per_s"] / 2)
 
 
+@pytest.mark.parametrize("mode", ["decode", "prefill"])
+def test_tensor_parallel_sweep_under_torchrun_divides_by_the_world_size(mode, tiny_model, tmp_path: Path):
+    """[parallel] tp = 2: one engine over two processes (run_sweep.sh launches both); rank 0 writes the records,
+    and per-device rates are the engine's rate over 2 devices."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    make = decode_config if mode == "decode" else prefill_config
+    cfg = make(tmp_path, tiny_model, "[1, 4]" if mode == "decode" else "[32, 128]")
+    cfg.write_text(cfg.read_text() + "[parallel]\ntp = 2\n")
+    env = {**os.environ, "OUT_DIR": str(tmp_path / "out"), "PYTHON": sys.executable, "OMP_NUM_THREADS": "1",
+           "HARNESS_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(["bash", str(root / "sweep" / "run_sweep.sh"), mode, str(cfg)], env=env,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stderr.count("tensor parallel rank") == 2  # both ranks loaded a half
+    records = read_records(tmp_path / "out" / cfg.stem / "results.jsonl")
+    assert len(records) == 2  # one record per point: only rank 0 writes
+    for r in records:
+        m = r["metrics"]
+        assert r["status"] == "ok", r.get("reason")
+        assert r["provenance"]["parallel"] == {"dp": 1, "tp": 2, "ep": 1, "world_size": 2, "backend": "gloo"}
+        assert r["provenance"]["engine"]["tensor_parallel"] == 2 and r["denominators"]["gpus"] == 2
+        if mode == "decode":  # R requests of one engine per step, over the median step, divided by 2 devices
+            assert m["output_tokens_per_s"] == pytest.approx(r["point"]["requests"] * 1e3 / m["latency_ms"])
+            assert m["output_tokens_per_s_per_gpu"] == pytest.approx(m["output_tokens_per_s"] / 2)
+        else:  # the engine's tokens per step (not halved) over the measured time, divided by 2 devices
+            total_s = sum(m["step_times_ms"]) / 1e3
+            assert m["tokens_per_step"] == r["point"]["batch_tokens"]  # 32: half a prompt; 128: two prompts
+            assert m["input_tokens_per_s"] == pytest.approx(m["tokens_per_step"] * m["measured_steps"] / total_s)
+            assert m["input_tokens_per_s_per_gpu"] == pytest.approx(m["input_tokens_per_s"] / 2)
+
+
 def test_prefill_with_a_cached_prefix_counts_cached_tokens_apart(tiny_model, tmp_path: Path):
     cfg = prefill_config(tmp_path, tiny_model, "[64]")
     cfg.write_text(cfg.read_text() + "cached_prefix = 32\n")

@@ -26,7 +26,7 @@ def test_two_cpu_ranks_under_torchrun_write_one_file_from_rank_0(tiny_encoder, t
     assert [r["point"]["images"] for r in records] == [1, 2]  # one line per point, not one per rank
     for r in records:
         assert r["status"] == "ok"
-        assert r["provenance"]["parallel"] == {"dp": 2, "tp": 1, "world_size": 2, "backend": "gloo"}
+        assert r["provenance"]["parallel"] == {"dp": 2, "tp": 1, "ep": 1, "world_size": 2, "backend": "gloo"}
         assert r["denominators"]["gpus"] == 2
         m = r["metrics"]
         # both ranks' images count, over the slowest rank's latency, divided by 2 devices
@@ -71,3 +71,23 @@ def test_gpu_tag_on_a_cpu_machine_says_so(tmp_path: Path, capsys):
 def test_run_sweep_sh_without_arguments_prints_usage():
     proc = subprocess.run(["bash", str(ROOT / "sweep" / "run_sweep.sh")], capture_output=True, text=True)
     assert proc.returncode == 2 and "MODE TAG [CONTEXT] [NEXTN] [ACCEPT]" in proc.stdout
+
+
+@pytest.mark.parametrize("parallel,kind,message", [
+    ({"dp": 2, "tp": 2}, "decode", "dp = 2 and tp = 2 together are not supported"),
+    ({"tp": 2, "ep": 2}, "prefill", "tp = 2 and ep = 2 together are not supported"),
+    ({"ep": 2}, "encoder", "tp/ep apply to the prefill and decode sweeps, not encoder"),
+    ({"pp": 2}, "decode", "unknown \\[parallel\\] key\\(s\\) pp; valid: dp, tp, ep, dp_attention"),
+    ({"tp": 2, "dp_attention": True}, "decode", "dp_attention needs ep >= 2"),
+    ({"tp": 0}, "decode", "tp must be positive integers"),
+])
+def test_parallel_table_refusals(parallel, kind, message):
+    from sweep.config import SweepConfig
+    with pytest.raises(ValueError, match=message):
+        SweepConfig(tag="t", kind=kind, points=[1], path="t.toml", parallel=parallel)
+
+
+def test_world_size_counts_every_process():
+    from sweep.config import SweepConfig
+    assert SweepConfig(tag="t", kind="decode", points=[1], parallel={"ep": 4}).world_size == 4
+    assert SweepConfig(tag="t", kind="decode", points=[1], parallel={"dp": 3}).world_size == 3

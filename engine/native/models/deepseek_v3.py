@@ -3,10 +3,16 @@
 Load with `DeepseekV3Model.from_folder(path)` or, inside the engine, `from_weights(config, tensors, ...)`.
 The model's KV layout is one latent row (kv_lora_rank + qk_rope_head_dim values) per token per layer,
 for the main layers and then the MTP modules (which attend over their own cached positions).
+
+Expert parallelism (`--ep N`, see deepseek_v3_moe for the dispatch): the main layers' routed experts are
+split over the ranks; attention, dense layers, shared experts, embedding and head are replicated. The MTP
+modules live whole on rank 0 only: the drafter runs there (SpecLLMEngine), so drafting needs no
+collectives and no extra messages, at the price of one MoE layer's experts held whole on rank 0.
 """
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import torch
 import torch.nn.functional as F
@@ -22,16 +28,17 @@ FP32_PARAMS = ("gate.weight", "gate.e_score_correction_bias")  # routing stays f
 
 
 class DecoderLayer(nn.Module):
-    def __init__(self, args: DeepseekV3Args, moe: bool):
+    def __init__(self, args: DeepseekV3Args, moe: bool, num_local_experts: int | None = None):
         super().__init__()
         self.eps, self.d = args.rms_norm_eps, args.hidden_size
         self.input_layernorm = nn.Parameter(torch.empty(args.hidden_size), False)
         self.post_attention_layernorm = nn.Parameter(torch.empty(args.hidden_size), False)
         self.self_attn = MLAttention(args)
-        self.mlp = MoE(args) if moe else DenseMLP(args.hidden_size, args.intermediate_size)
+        self.mlp = MoE(args, num_local_experts) if moe else DenseMLP(args.hidden_size, args.intermediate_size)
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
-        x = x + self.self_attn(F.rms_norm(x, (self.d,), self.input_layernorm, self.eps), cos, sin, attn)
+        if x.shape[0]:  # a DP-attention rank without rows this step skips attention, joins the MoE
+            x = x + self.self_attn(F.rms_norm(x, (self.d,), self.input_layernorm, self.eps), cos, sin, attn)
         return x + self.mlp(F.rms_norm(x, (self.d,), self.post_attention_layernorm, self.eps))
 
 
@@ -52,8 +59,10 @@ class DeepseekV3Model(nn.Module):
     """Main model plus MTP modules; forward returns final-norm hidden states, compute_logits the vocab logits."""
 
     FP32_WEIGHTS = FP32_PARAMS  # the engine's weight cache keeps these fp32 whatever the model dtype
+    PARALLEL_MODE = "ep"  # the launch flag that splits this model over ranks (tensor_parallel.load_shard)
+    LOGITS_NEED_PEERS = False  # the head is replicated: rank 0 computes logits alone
 
-    def __init__(self, args: DeepseekV3Args, num_mtp: int):
+    def __init__(self, args: DeepseekV3Args, num_mtp: int, ep_size: int = 1):
         super().__init__()
         self.args = args
         d = args.hidden_size
@@ -61,7 +70,8 @@ class DeepseekV3Model(nn.Module):
         self.norm = nn.Parameter(torch.empty(d), False)
         if not args.tie_word_embeddings:
             self.lm_head = nn.Parameter(torch.empty(args.vocab_size, d), False)
-        self.layers = nn.ModuleList(DecoderLayer(args, i >= args.first_k_dense_replace)
+        self.layers = nn.ModuleList(DecoderLayer(args, i >= args.first_k_dense_replace,
+                                                 args.n_routed_experts // ep_size)
                                     for i in range(args.num_hidden_layers))
         self.mtp = nn.ModuleList(MTPModule(args) for _ in range(num_mtp))
         inv_freq, self.rope_scale = rope_inv_freq(args)
@@ -70,15 +80,21 @@ class DeepseekV3Model(nn.Module):
     # ---- construction -------------------------------------------------------------------------------------
     @classmethod
     def from_state(cls, args: DeepseekV3Args, state: dict[str, torch.Tensor], dtype: torch.dtype = torch.float32,
-                   device: torch.device | str = "cpu") -> "DeepseekV3Model":
-        """Build from tensors already in our layout (see `convert_weights`)."""
+                   device: torch.device | str = "cpu", parallel=None) -> "DeepseekV3Model":
+        """Build from tensors already in our layout (see `convert_weights`); with `parallel` (a ParallelGroup)
+        `state` is this rank's shard_weights() and the main layers' MoE combine over the group."""
         n_mtp = len({k.split(".")[1] for k in state if k.startswith("mtp.")})
         state = {k: v.to(device=device, dtype=torch.float32 if k.endswith(FP32_PARAMS) else dtype).contiguous()
                  for k, v in state.items()}
+        size = 1 if parallel is None else parallel.size
         with torch.device("meta"):
-            model = cls(args, n_mtp)
+            model = cls(args, n_mtp, size)
         model.load_state_dict(state, strict=True, assign=True)
         model.inv_freq = rope_inv_freq(args)[0].to(device)
+        if parallel is not None:
+            for layer in model.layers:
+                if isinstance(layer.mlp, MoE):
+                    layer.mlp.ep, layer.mlp.expert_start = parallel, parallel.rank * layer.mlp.w_gate_up.shape[0]
         return model.eval()
 
     @classmethod
@@ -106,9 +122,45 @@ class DeepseekV3Model(nn.Module):
 
     @classmethod
     def from_weights(cls, config, tensors: dict[str, torch.Tensor], dtype: torch.dtype,
-                     device: torch.device) -> "DeepseekV3Model":
-        """Engine entry point: tensors come from `convert_weights` (possibly via the weight cache)."""
-        return cls.from_state(cls.args_of(config), tensors, dtype, device)
+                     device: torch.device, parallel=None) -> "DeepseekV3Model":
+        """Engine entry point: tensors come from `convert_weights` (possibly via the weight cache), or with
+        `parallel` this rank's shard_weights()."""
+        model = cls.from_state(cls.args_of(config), tensors, dtype, device, parallel)
+        model.config = config  # the engine sizes each rank's KV cache from it (the same on every rank)
+        return model
+
+    # ---- expert parallelism -------------------------------------------------------------------------------
+    @classmethod
+    def shard_weights(cls, config, get: Callable[[str], object], names: list[str], rank: int,
+                      size: int) -> dict[str, torch.Tensor]:
+        """This rank's tensors: experts [rank * E/N, (rank + 1) * E/N) of each main MoE layer (get(name) may be
+        a lazy safetensors slice: only those experts are read), everything else whole; the MTP modules on
+        rank 0 only (the drafter runs there)."""
+        experts = cls.args_of(config).n_routed_experts
+        if experts % size:
+            raise ValueError(f"--ep {size}: {experts} routed experts do not split over {size} ranks")
+        n = experts // size
+        out: dict[str, torch.Tensor] = {}
+        for name in names:
+            if name.startswith("mtp."):
+                if rank == 0:
+                    out[name] = get(name)[:]
+            elif name.endswith(("mlp.w_gate_up", "mlp.w_down")):
+                out[name] = get(name)[rank * n:(rank + 1) * n]
+            else:
+                out[name] = get(name)[:]
+        return {k: v.contiguous() for k, v in out.items()}
+
+    def set_dp_rows(self, rows: list[int], rank: int) -> None:
+        """DP attention: this step's rows per rank (x holds rank `rank`'s); the main MoE layers gather them all."""
+        for layer in self.layers:
+            if isinstance(layer.mlp, MoE):
+                layer.mlp.dp_rows, layer.mlp.dp_start = rows, sum(rows[:rank])
+
+    def routed_expert_bytes(self) -> int:
+        """Bytes of the main layers' routed experts this model holds (1/N of them per rank under --ep N)."""
+        return sum(p.numel() * p.element_size() for layer in self.layers if isinstance(layer.mlp, MoE)
+                   for p in (layer.mlp.w_gate_up, layer.mlp.w_down))
 
     @classmethod
     def kv_cache_spec(cls, config) -> KVCacheSpec:

@@ -1,4 +1,18 @@
-"""DeepSeekMoE: sigmoid router with correction bias and grouped top-k, shared experts, batched expert matmuls."""
+"""DeepSeekMoE: sigmoid router with correction bias and grouped top-k, shared experts, batched expert matmuls.
+
+Expert parallelism (`--ep N`): each rank holds a contiguous 1/N of the routed experts; the router, the
+shared experts and everything outside the MoE are replicated, and every rank sees every token of the step
+(rank 0 schedules one batch for all). Dispatch and combine are "all-gather + reduce" rather than all-to-all:
+the tokens are already on every rank (the all-gather is free here), each rank runs its own experts on the
+(token, expert) pairs routed to them, weights them, and one all-reduce of the [T, d] partial sums combines
+them; the shared experts are added after it, once. Cost per MoE layer: one all-reduce of T x d activations
+(a ring moves 2 (N-1)/N of it per rank), whatever the routing, with no token-count exchange and no load
+imbalance in the communication; all-to-all would move only the routed rows (k/N of the tokens per rank)
+but needs two exchanges plus counts. With DP attention (dp_attention.py) the tokens differ per rank, and
+the same scheme first all-gathers every rank's rows (then each keeps its own rows of the sum); all-to-all
+would move less there, at the price of per-step count exchanges and uneven buffers. With k = 2 routed
+experts per token and 2 ranks the sum is bit-identical to one rank.
+"""
 from __future__ import annotations
 
 import torch
@@ -52,23 +66,49 @@ class Router(nn.Module):
 class MoE(nn.Module):
     """Routed experts stored stacked ([E, 2I, d] and [E, d, I]) plus always-on shared experts."""
 
-    def __init__(self, args: DeepseekV3Args):
+    def __init__(self, args: DeepseekV3Args, num_local: int | None = None):
         super().__init__()
-        E, d, inter = args.n_routed_experts, args.hidden_size, args.moe_intermediate_size
+        E, d, inter = num_local or args.n_routed_experts, args.hidden_size, args.moe_intermediate_size
+        self.ep = None  # a ParallelGroup when this layer holds experts [expert_start, expert_start + E) only
+        self.expert_start = 0
+        # DP attention (engine/native/dp_attention.py): this step's rows per rank, and this rank's first row
+        # among them; x holds only this rank's rows, the experts see every rank's.
+        self.dp_rows: list[int] | None = None
+        self.dp_start = 0
         self.gate = Router(args)
         self.w_gate_up = nn.Parameter(torch.empty(E, 2 * inter, d), False)
         self.w_down = nn.Parameter(torch.empty(E, d, inter), False)
         self.shared_experts = DenseMLP(d, inter * args.n_shared_experts) if args.n_shared_experts else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.dp_rows is None:
+            y = self._routed(x)
+            if self.ep is not None:
+                self.ep.all_reduce(y)
+        else:  # every rank's rows through this rank's experts, summed over ranks; keep this rank's rows
+            y = self._routed(self.ep.all_gather_rows(x, self.dp_rows))
+            self.ep.all_reduce(y)
+            y = y[self.dp_start:self.dp_start + x.shape[0]]
+        if self.shared_experts is not None:
+            y = y + self.shared_experts(x)
+        return y
+
+    def _routed(self, x: torch.Tensor) -> torch.Tensor:
+        """The routed experts' weighted sum for each row of x (this rank's experts only, under --ep)."""
         T, d = x.shape
         w, idx = self.gate(x)
         k = idx.shape[1]
         # Sort the T*k (token, expert) pairs by expert so each active expert runs one matmul on its rows.
         flat = idx.reshape(-1)
+        pairs = None
+        if self.ep is not None:  # keep only the pairs routed to this rank's experts
+            flat = flat - self.expert_start
+            pairs = ((flat >= 0) & (flat < self.w_gate_up.shape[0])).nonzero().squeeze(1)
+            flat = flat[pairs]
         order = flat.argsort(stable=True)
         counts = torch.bincount(flat, minlength=self.w_gate_up.shape[0]).tolist()
-        rows = x[order // k]
+        src = order if pairs is None else pairs[order]  # which pair each sorted row is
+        rows = x[src // k]
         out = torch.empty_like(rows)
         start = 0
         for e, n in enumerate(counts):
@@ -77,9 +117,6 @@ class MoE(nn.Module):
             g, u = F.linear(rows[start:start + n], self.w_gate_up[e]).chunk(2, dim=-1)
             out[start:start + n] = F.linear(F.silu(g) * u, self.w_down[e])
             start += n
-        per_pair = torch.empty_like(out)
-        per_pair[order] = out
-        y = (per_pair.view(T, k, d) * w.to(x.dtype).unsqueeze(-1)).sum(1)
-        if self.shared_experts is not None:
-            y = y + self.shared_experts(x)
-        return y
+        per_pair = torch.empty_like(out) if pairs is None else x.new_zeros(T * k, d)
+        per_pair[src] = out
+        return (per_pair.view(T, k, d) * w.to(x.dtype).unsqueeze(-1)).sum(1)

@@ -73,6 +73,9 @@ class LlamaLayer(nn.Module):
 class LlamaModel(nn.Module):
     """forward(input_ids, positions, attn) -> final-normed hidden states; compute_logits on chosen rows."""
 
+    PARALLEL_MODE = "tp"  # the launch flag that splits this model over ranks (tensor_parallel.load_shard)
+    LOGITS_NEED_PEERS = True  # vocab-parallel head: every rank joins the logits gather
+
     def __init__(self, config: ModelConfig, tensors: dict[str, torch.Tensor]):
         super().__init__()
         self.config = config
