@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engine.native import int4_weights
-from engine.native.attention import AttentionMetadata, KVCacheSpec, paged_attention
+from engine.native import int4_weights, kernels
+from engine.native.attention import AttentionMetadata, KVCacheSpec, compiled_kernels_for, paged_attention
 from engine.native.config import ModelConfig
 
 
@@ -39,6 +39,7 @@ class LlamaLayer(nn.Module):
         self.kv_cache: torch.Tensor | None = None  # [2 * kv_heads, slots, head_dim]
         self.int4: dict[str, int4_weights.Int4Linear] = {}  # 4-bit forms of the matrices, for steps of few rows
         self.tp = None  # a ParallelGroup when this layer holds one tensor-parallel shard
+        self.fused_rope = False  # RoPE and the cache write in one compiled op (bind_kv_cache decides)
 
     def _linear(self, x: torch.Tensor, name: str, bias: torch.Tensor | None = None) -> torch.Tensor:
         q = self.int4.get(name) if x.shape[0] <= int4_weights.MAX_ROWS else None
@@ -51,13 +52,19 @@ class LlamaLayer(nn.Module):
         T = x.shape[0]
         h = F.rms_norm(x, (c.hidden_size,), self.in_norm, c.rms_norm_eps)
         qkv = self._linear(h, "qkv_w", self.qkv_b)
-        qk = qkv[:, : self.q_size + self.kv_size].view(T, c.num_heads + c.num_kv_heads, c.head_dim)
-        v = qkv[:, self.q_size + self.kv_size:].view(T, c.num_kv_heads, c.head_dim)
-        half = c.head_dim // 2
-        rot = torch.cat((-qk[..., half:], qk[..., :half]), dim=-1)
-        qk = qk * cos + rot * sin
-        q, k = qk[:, : c.num_heads], qk[:, c.num_heads:]
-        self.kv_cache.index_copy_(1, attn.slot_mapping, torch.cat((k, v), 1).transpose(0, 1))
+        if self.fused_rope:  # same arithmetic as below, rounded the same way, in one op instead of ten
+            kernels.rope_and_cache(qkv, cos, sin, self.kv_cache, attn.slot_mapping, c.num_heads, c.num_kv_heads)
+            q = qkv[:, : self.q_size].view(T, c.num_heads, c.head_dim)
+            k = qkv[:, self.q_size: self.q_size + self.kv_size].view(T, c.num_kv_heads, c.head_dim)
+            v = qkv[:, self.q_size + self.kv_size:].view(T, c.num_kv_heads, c.head_dim)
+        else:
+            qk = qkv[:, : self.q_size + self.kv_size].view(T, c.num_heads + c.num_kv_heads, c.head_dim)
+            v = qkv[:, self.q_size + self.kv_size:].view(T, c.num_kv_heads, c.head_dim)
+            half = c.head_dim // 2
+            rot = torch.cat((-qk[..., half:], qk[..., :half]), dim=-1)
+            qk = qk * cos + rot * sin
+            q, k = qk[:, : c.num_heads], qk[:, c.num_heads:]
+            self.kv_cache.index_copy_(1, attn.slot_mapping, torch.cat((k, v), 1).transpose(0, 1))
         o = paged_attention(q, k, v, self.kv_cache, attn)
         x = x + self._reduce(self._linear(o, "o_w"))
         h = F.rms_norm(x, (c.hidden_size,), self.post_norm, c.rms_norm_eps)
@@ -212,6 +219,7 @@ class LlamaModel(nn.Module):
     def bind_kv_cache(self, caches: list[tuple[torch.Tensor, torch.Tensor | None]]) -> None:
         for layer, (kv, _) in zip(self.layers, caches):
             layer.kv_cache = kv
+            layer.fused_rope = compiled_kernels_for(kv)
 
     def _embed(self, input_ids: torch.Tensor) -> torch.Tensor:
         if self.tp is None:

@@ -1,0 +1,225 @@
+// Decode attention read in place from the paged KV cache (no per-step gather of each sequence's context).
+//
+// kv_cache is one layer's [2*Hkv, slots, D] tensor (K heads, then V heads); a sequence's context is the
+// blocks its block table names, block_size slots each. One work item is (sequence, KV head, split of
+// SPLIT tokens): it computes the G query heads of that KV head over its split with a two-pass softmax in
+// float32, and leaves (max, sum, unnormalised output) for a merge pass. Splitting the context keeps both
+// cores busy on a single long sequence (flash-decoding); the split count depends only on a sequence's own
+// length, so a sequence's result never depends on what else is in the batch.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/library.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+void harness_rope_f32(float* x, const float* cos, const float* sin, int64_t T, int64_t heads, int64_t row_stride,
+                      int64_t D);
+void harness_rope_bf16(uint16_t* x, const uint16_t* cos, const uint16_t* sin, int64_t T, int64_t heads,
+                       int64_t row_stride, int64_t D);
+
+namespace {
+
+constexpr int64_t SPLIT = 256;  // tokens per work item; a multiple of every block size the engine uses
+
+inline float to_float(float x) { return x; }
+inline float to_float(c10::BFloat16 x) {
+  uint32_t bits = static_cast<uint32_t>(x.x) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// One row of D values as float32 (bf16 rows are widened once and then read by all G query heads).
+template <typename T>
+inline const float* row_as_float(const T* src, float* tmp, int64_t D) {
+  for (int64_t d = 0; d < D; ++d) tmp[d] = to_float(src[d]);
+  return tmp;
+}
+template <>
+inline const float* row_as_float<float>(const float* src, float*, int64_t) { return src; }
+
+template <typename T>
+void decode_kernel(const at::Tensor& q, const at::Tensor& kv, const at::Tensor& block_table,
+                   const at::Tensor& lens, int64_t block_size, double scale, at::Tensor& out) {
+  const int64_t nd = q.size(0), Hq = q.size(1), D = q.size(2);
+  const int64_t Hkv = kv.size(0) / 2, S = kv.size(1), G = Hq / Hkv;
+  const int64_t nb = block_table.size(1);
+  const int64_t q_s0 = q.stride(0), q_s1 = q.stride(1);
+  const T* qp = q.data_ptr<T>();
+  const T* kvp = kv.data_ptr<T>();
+  const int64_t* bt = block_table.data_ptr<int64_t>();
+  const int64_t* len = lens.data_ptr<int64_t>();
+  T* op = out.data_ptr<T>();
+
+  // Work items: for each sequence, Hkv * splits of it. first[b] = index of sequence b's first item.
+  std::vector<int64_t> first(nd + 1, 0), splits(nd);
+  for (int64_t b = 0; b < nd; ++b) {
+    splits[b] = (len[b] + SPLIT - 1) / SPLIT;
+    first[b + 1] = first[b] + Hkv * splits[b];
+  }
+  const int64_t items = first[nd];
+  // Per item and query head: max, sum, then D output values.
+  std::vector<float> part(static_cast<size_t>(items * G * (D + 2)));
+  float* pp = part.data();
+  const float fscale = static_cast<float>(scale);
+
+  at::parallel_for(0, items, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> qf(G * D), sc(G * SPLIT), krow(D), vrow(D);
+    int64_t b = 0;
+    for (int64_t it = begin; it < end; ++it) {
+      while (first[b + 1] <= it) ++b;
+      const int64_t local = it - first[b];
+      const int64_t h = local / splits[b], s = local % splits[b];
+      const int64_t t0 = s * SPLIT, t1 = std::min(len[b], t0 + SPLIT), n = t1 - t0;
+      for (int64_t g = 0; g < G; ++g) {
+        const T* src = qp + b * q_s0 + (h * G + g) * q_s1;
+        for (int64_t d = 0; d < D; ++d) qf[g * D + d] = to_float(src[d]) * fscale;
+      }
+      const T* kbase = kvp + h * S * D;
+      const T* vbase = kvp + (Hkv + h) * S * D;
+      // Pass 1: scores of every token of the split, block by block in place.
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t slot = bt[b * nb + t / block_size] * block_size + t % block_size;
+        const float* k = row_as_float(kbase + slot * D, krow.data(), D);
+        for (int64_t g = 0; g < G; ++g) {
+          const float* qg = qf.data() + g * D;
+          float acc = 0.f;
+#pragma omp simd reduction(+ : acc)
+          for (int64_t d = 0; d < D; ++d) acc += qg[d] * k[d];
+          sc[g * SPLIT + (t - t0)] = acc;
+        }
+      }
+      float* res = pp + it * G * (D + 2);
+      for (int64_t g = 0; g < G; ++g) {
+        float* sg = sc.data() + g * SPLIT;
+        float m = -FLT_MAX;
+        for (int64_t i = 0; i < n; ++i) m = std::max(m, sg[i]);
+        float l = 0.f;
+#pragma omp simd reduction(+ : l)
+        for (int64_t i = 0; i < n; ++i) {
+          sg[i] = std::exp(sg[i] - m);
+          l += sg[i];
+        }
+        res[g * (D + 2)] = m;
+        res[g * (D + 2) + 1] = l;
+        std::fill(res + g * (D + 2) + 2, res + (g + 1) * (D + 2), 0.f);
+      }
+      // Pass 2: probabilities times V rows.
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t slot = bt[b * nb + t / block_size] * block_size + t % block_size;
+        const float* v = row_as_float(vbase + slot * D, vrow.data(), D);
+        for (int64_t g = 0; g < G; ++g) {
+          const float p = sc[g * SPLIT + (t - t0)];
+          float* o = res + g * (D + 2) + 2;
+#pragma omp simd
+          for (int64_t d = 0; d < D; ++d) o[d] += p * v[d];
+        }
+      }
+    }
+  });
+
+  // Merge the splits of each (sequence, query head).
+  at::parallel_for(0, nd * Hq, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> acc(D);
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t b = r / Hq, hq = r % Hq, h = hq / G, g = hq % G;
+      const float* base = pp + (first[b] + h * splits[b]) * G * (D + 2) + g * (D + 2);
+      const int64_t stride = G * (D + 2);
+      float m = -FLT_MAX;
+      for (int64_t s = 0; s < splits[b]; ++s) m = std::max(m, base[s * stride]);
+      float l = 0.f;
+      std::fill(acc.begin(), acc.end(), 0.f);
+      for (int64_t s = 0; s < splits[b]; ++s) {
+        const float* p = base + s * stride;
+        const float w = std::exp(p[0] - m);
+        l += w * p[1];
+        for (int64_t d = 0; d < D; ++d) acc[d] += w * p[2 + d];
+      }
+      T* o = op + b * Hq * D + hq * D;
+      const float inv = 1.f / l;
+      for (int64_t d = 0; d < D; ++d) o[d] = static_cast<T>(acc[d] * inv);
+    }
+  });
+}
+
+// q: [nd, Hq, D] (rows and heads may be strided, dim contiguous); kv_cache: [2*Hkv, slots, D] contiguous;
+// block_table: [nd, nb] int64; lens: [nd] int64 context lengths (each >= 1). Returns [nd, Hq*D].
+at::Tensor paged_decode_attention(const at::Tensor& q, const at::Tensor& kv_cache, const at::Tensor& block_table,
+                                  const at::Tensor& lens, int64_t block_size, double scale) {
+  TORCH_CHECK(q.dim() == 3 && q.stride(2) == 1, "q must be [nd, Hq, D] with a contiguous last dim");
+  TORCH_CHECK(kv_cache.dim() == 3 && kv_cache.is_contiguous(), "kv_cache must be a contiguous [2*Hkv, slots, D]");
+  TORCH_CHECK(q.scalar_type() == kv_cache.scalar_type(), "q and kv_cache dtypes differ");
+  TORCH_CHECK(q.size(2) == kv_cache.size(2) && q.size(1) % (kv_cache.size(0) / 2) == 0, "head shapes disagree");
+  TORCH_CHECK(SPLIT % block_size == 0, "block_size must divide ", SPLIT);
+  auto bt = block_table.contiguous();
+  auto ln = lens.contiguous();
+  TORCH_CHECK(bt.scalar_type() == at::kLong && ln.scalar_type() == at::kLong, "block_table and lens must be int64");
+  TORCH_CHECK(bt.size(0) == q.size(0) && ln.size(0) == q.size(0), "one block table row and length per query row");
+  // Every index the kernel follows is checked once here, so a bad table is an error, not a stray read.
+  const int64_t num_blocks = kv_cache.size(1) / block_size;
+  const int64_t* btp = bt.data_ptr<int64_t>();
+  for (int64_t i = 0; i < bt.numel(); ++i)
+    TORCH_CHECK(btp[i] >= 0 && btp[i] < num_blocks, "block table entry ", btp[i], " outside 0..", num_blocks - 1);
+  for (int64_t b = 0; b < ln.size(0); ++b)
+    TORCH_CHECK(ln.data_ptr<int64_t>()[b] >= 1 && ln.data_ptr<int64_t>()[b] <= bt.size(1) * block_size,
+                "context length ", ln.data_ptr<int64_t>()[b], " outside 1..", bt.size(1) * block_size);
+  auto out = at::empty({q.size(0), q.size(1) * q.size(2)}, q.options());
+  if (q.size(0) == 0) return out;
+  if (q.scalar_type() == at::kFloat) {
+    decode_kernel<float>(q, kv_cache, bt, ln, block_size, scale, out);
+  } else if (q.scalar_type() == at::kBFloat16) {
+    decode_kernel<c10::BFloat16>(q, kv_cache, bt, ln, block_size, scale, out);
+  } else {
+    TORCH_CHECK(false, "paged_decode_attention supports float32 and bfloat16, not ", q.scalar_type());
+  }
+  return out;
+}
+
+// qkv: [T, (Hq + 2*Hkv) * D] contiguous rows of fused q, k, v heads; cos, sin: [T, 1, D]. Rotates the q and k
+// heads in place (rope.cpp) and copies each row's k and v heads into kv_cache[:, slot_mapping[t]]: the dozen
+// small PyTorch ops this replaces cost more than the arithmetic on a one-row decode step.
+void rope_and_cache(at::Tensor& qkv, const at::Tensor& cos, const at::Tensor& sin, at::Tensor& kv_cache,
+                    const at::Tensor& slot_mapping, int64_t num_heads, int64_t num_kv_heads) {
+  TORCH_CHECK(qkv.dim() == 2 && qkv.is_contiguous() && kv_cache.is_contiguous() && kv_cache.dim() == 3,
+              "qkv must be contiguous [T, width] and kv_cache contiguous [2*Hkv, slots, D]");
+  const int64_t T = qkv.size(0), D = kv_cache.size(2), S = kv_cache.size(1), row = qkv.size(1);
+  TORCH_CHECK(kv_cache.size(0) == 2 * num_kv_heads && row == (num_heads + 2 * num_kv_heads) * D && D % 2 == 0,
+              "qkv width, head counts and kv_cache shape disagree");
+  TORCH_CHECK(qkv.scalar_type() == kv_cache.scalar_type() && cos.scalar_type() == qkv.scalar_type() &&
+              sin.scalar_type() == qkv.scalar_type(), "qkv, cos, sin and kv_cache must share one dtype");
+  auto c = cos.contiguous(), s = sin.contiguous();
+  TORCH_CHECK(c.numel() == T * D && s.numel() == T * D, "cos and sin must be [T, 1, D]");
+  auto slots = slot_mapping.contiguous();
+  TORCH_CHECK(slots.scalar_type() == at::kLong && slots.numel() == T, "one int64 slot per row");
+  const int64_t* sp = slots.data_ptr<int64_t>();
+  for (int64_t t = 0; t < T; ++t) TORCH_CHECK(sp[t] >= 0 && sp[t] < S, "slot ", sp[t], " outside 0..", S - 1);
+  const int64_t H = num_heads + num_kv_heads, es = qkv.element_size();
+  if (qkv.scalar_type() == at::kFloat) {
+    harness_rope_f32(qkv.data_ptr<float>(), c.data_ptr<float>(), s.data_ptr<float>(), T, H, row, D);
+  } else if (qkv.scalar_type() == at::kBFloat16) {
+    harness_rope_bf16(reinterpret_cast<uint16_t*>(qkv.data_ptr()), reinterpret_cast<const uint16_t*>(c.data_ptr()),
+                      reinterpret_cast<const uint16_t*>(s.data_ptr()), T, H, row, D);
+  } else {
+    TORCH_CHECK(false, "rope_and_cache supports float32 and bfloat16, not ", qkv.scalar_type());
+  }
+  const char* src = static_cast<const char*>(qkv.data_ptr());
+  char* dst = static_cast<char*>(kv_cache.data_ptr());
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t h = 0; h < 2 * num_kv_heads; ++h)  // k heads then v heads, as they follow q in each row
+      std::memcpy(dst + ((h * S) + sp[t]) * D * es, src + (t * row + (num_heads + h) * D) * es, D * es);
+}
+
+}  // namespace
+
+TORCH_LIBRARY(harness_native, m) {
+  m.def("paged_decode_attention(Tensor q, Tensor kv_cache, Tensor block_table, Tensor lens, int block_size, "
+        "float scale) -> Tensor");
+  m.impl("paged_decode_attention", c10::DispatchKey::CPU, TORCH_FN(paged_decode_attention));
+  m.def("rope_and_cache(Tensor(a!) qkv, Tensor cos, Tensor sin, Tensor(b!) kv_cache, Tensor slot_mapping, "
+        "int num_heads, int num_kv_heads) -> ()");
+  m.impl("rope_and_cache", c10::DispatchKey::CPU, TORCH_FN(rope_and_cache));
+}

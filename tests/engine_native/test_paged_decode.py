@@ -1,0 +1,120 @@
+"""Decode attention read in place from the paged cache (compiled kernel) against the gather path it replaces."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from engine.native import kernels
+from engine.native.attention import AttentionMetadata, Workspace, paged_attention
+
+pytestmark = pytest.mark.skipif(not kernels.load(), reason="no C++ compiler to build the decode kernel")
+
+BLOCK = 16
+
+
+def decode_metadata(lens: list[int], tables: list[list[int]], in_place: bool) -> AttentionMetadata:
+    """The decode part of what ModelRunner.prepare builds, for rows of the given lengths and block tables."""
+    ctx = torch.tensor(lens)
+    nb = (max(lens) + BLOCK - 1) // BLOCK
+    bt = torch.zeros(len(lens), nb, dtype=torch.long)
+    for r, t in enumerate(tables):
+        bt[r, :len(t)] = torch.tensor(t)
+    p = torch.arange(nb * BLOCK)
+    valid = p[None, :] < ctx[:, None]
+    slots = (bt[:, p // BLOCK] * BLOCK + p % BLOCK).masked_fill_(~valid, 0)
+    return AttentionMetadata(slot_mapping=torch.zeros(len(lens), dtype=torch.long), num_decode=len(lens),
+                             decode_slots=slots, decode_mask=valid[:, None, None, :], decode_blocks=bt,
+                             decode_max_len=max(lens), decode_lens=ctx, block_size=BLOCK,
+                             workspace=Workspace(), in_place=in_place)
+
+
+def random_case(g: torch.Generator, lens: list[int], num_blocks: int, hq: int, hkv: int, d: int,
+                dtype: torch.dtype):
+    """A cache whose blocks are dealt to the rows in random order; unused slots hold large values, which a
+    correct kernel never reads (the gather path masks them)."""
+    cache = torch.randn(2 * hkv, num_blocks * BLOCK, d, generator=g).to(dtype)
+    cache[:, :BLOCK] = 0  # the null block, as the KV cache keeps it
+    perm = (torch.randperm(num_blocks - 1, generator=g) + 1).tolist()
+    tables = []
+    for n in lens:
+        k = (n + BLOCK - 1) // BLOCK
+        tables.append(perm[:k])
+        perm = perm[k:]
+        last = tables[-1][-1]
+        cache[:, last * BLOCK + (n - 1) % BLOCK + 1:(last + 1) * BLOCK] = 1e4  # past the row's end
+    q = torch.randn(len(lens), hq, d, generator=g).to(dtype)
+    return q, cache, tables
+
+
+@pytest.mark.parametrize("dtype,tol", [(torch.float32, 2e-5), (torch.bfloat16, 2e-2)])
+@pytest.mark.parametrize("lens", [[1], [7], [16], [33], [300, 5, 17, 1024, 257], [2048], [513, 511, 40, 1]])
+def test_in_place_matches_gather(dtype, tol, lens):
+    g = torch.Generator().manual_seed(sum(lens))
+    hq, hkv, d = 9, 3, 64
+    q, cache, tables = random_case(g, lens, num_blocks=sum((n + BLOCK - 1) // BLOCK for n in lens) + 3,
+                                   hq=hq, hkv=hkv, d=d, dtype=dtype)
+    kv = torch.zeros(len(lens), hkv, d, dtype=dtype)  # this step's k/v are only read by prefill chunks
+    new = paged_attention(q, kv, kv, cache, decode_metadata(lens, tables, in_place=True))
+    old = paged_attention(q, kv, kv, cache, decode_metadata(lens, tables, in_place=False))
+    assert new.shape == old.shape == (len(lens), hq * d) and new.dtype == dtype
+    torch.testing.assert_close(new.float(), old.float(), atol=tol, rtol=tol)
+
+
+def test_strided_query_rows_and_other_head_layouts():
+    """q as the model passes it (a head slice of the fused q/k rows), and MHA / 8-way GQA shapes."""
+    g = torch.Generator().manual_seed(3)
+    for hq, hkv in [(4, 4), (8, 1)]:
+        lens = [100, 37]
+        _, cache, tables = random_case(g, lens, 20, hq, hkv, 32, torch.float32)
+        qk = torch.randn(len(lens), hq + hkv, 32, generator=g)
+        q = qk[:, :hq]
+        kv = torch.zeros(len(lens), hkv, 32)
+        new = paged_attention(q, kv, kv, cache, decode_metadata(lens, tables, in_place=True))
+        old = paged_attention(q, kv, kv, cache, decode_metadata(lens, tables, in_place=False))
+        torch.testing.assert_close(new, old, atol=2e-5, rtol=2e-5)
+
+
+def test_row_result_does_not_depend_on_the_batch():
+    """fp32 greedy output must not change with what else runs: a row's result is bitwise the same alone."""
+    g = torch.Generator().manual_seed(5)
+    lens = [700, 33, 1500]
+    q, cache, tables = random_case(g, lens, 200, 9, 3, 64, torch.float32)
+    kv = torch.zeros(3, 3, 64)
+    together = paged_attention(q, kv, kv, cache, decode_metadata(lens, tables, True))
+    for r in range(3):
+        alone = paged_attention(q[r:r + 1], kv[:1], kv[:1], cache, decode_metadata([lens[r]], [tables[r]], True))
+        assert torch.equal(alone[0], together[r])
+
+
+def test_bad_block_table_is_an_error_not_a_stray_read():
+    q = torch.randn(1, 9, 64)
+    cache = torch.zeros(6, 4 * BLOCK, 64)
+    with pytest.raises(RuntimeError, match="block table entry"):
+        kernels.paged_decode_attention(q, cache, torch.tensor([[7]]), torch.tensor([5]), BLOCK, 0.125)
+    with pytest.raises(RuntimeError, match="context length"):
+        kernels.paged_decode_attention(q, cache, torch.tensor([[1]]), torch.tensor([17]), BLOCK, 0.125)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_rope_and_cache_is_bitwise_the_torch_expression(dtype):
+    """The fused op rounds as the PyTorch ops it replaces, so fp32 greedy output cannot move."""
+    g = torch.Generator().manual_seed(11)
+    T, hq, hkv, d, slots = 37, 9, 3, 64, 5 * BLOCK
+    qkv = (torch.randn(T, (hq + 2 * hkv) * d, generator=g) * 3).to(dtype)
+    angles = torch.rand(T, 1, d // 2, generator=g) * 100
+    cos, sin = torch.cat((angles, angles), -1).cos().to(dtype), torch.cat((angles, angles), -1).sin().to(dtype)
+    slot_mapping = torch.randperm(slots, generator=g)[:T]
+
+    qk = qkv[:, :(hq + hkv) * d].view(T, hq + hkv, d)
+    rot = torch.cat((-qk[..., d // 2:], qk[..., :d // 2]), dim=-1)
+    want = qk * cos + rot * sin
+    want_cache = torch.zeros(2 * hkv, slots, d, dtype=dtype)
+    kv = torch.cat((want[:, hq:], qkv[:, (hq + hkv) * d:].view(T, hkv, d)), 1)
+    want_cache.index_copy_(1, slot_mapping, kv.transpose(0, 1))
+
+    cache = torch.zeros(2 * hkv, slots, d, dtype=dtype)
+    kernels.rope_and_cache(qkv, cos, sin, cache, slot_mapping, hq, hkv)
+    assert torch.equal(qkv[:, :(hq + hkv) * d].view(T, hq + hkv, d), want)
+    assert torch.equal(cache, want_cache)
+    with pytest.raises(RuntimeError, match="slot"):
+        kernels.rope_and_cache(qkv, cos, sin, cache, torch.full((T,), slots), hq, hkv)
