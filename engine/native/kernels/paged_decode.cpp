@@ -15,6 +15,9 @@
 #include <cstdint>
 #include <cstring>
 #include <vector>
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
 
 void harness_rope_f32(float* x, const float* cos, const float* sin, int64_t T, int64_t heads, int64_t row_stride,
                       int64_t D);
@@ -41,6 +44,97 @@ inline const float* row_as_float(const T* src, float* tmp, int64_t D) {
 }
 template <>
 inline const float* row_as_float<float>(const float* src, float*, int64_t) { return src; }
+
+#ifdef __AVX512F__
+// 16 values as float32 lanes.
+inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
+inline __m512 load16(const c10::BFloat16* p) {
+  __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+// exp(x) for x <= 0 (scores minus their max): 2^n * p(r) with a degree-6 polynomial, ~2 ulp.
+inline __m512 exp16(__m512 x) {
+  x = _mm512_max_ps(x, _mm512_set1_ps(-87.f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.3981999507e-3f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.f)));
+  return _mm512_scalef_ps(p, n);
+}
+
+// Blocks sit anywhere in the cache, so the hardware prefetcher stalls at each block boundary: fetch the next
+// block of this row's context while the current one is computed.
+template <typename T>
+inline void prefetch_next_block(const T* base, const int64_t* bt, int64_t block_size, int64_t t, int64_t t1,
+                                int64_t D) {
+  const int64_t next = t / block_size + 2;  // two blocks ahead: one block of compute is shorter than a fetch
+  if (t % block_size || next * block_size >= t1) return;
+  const char* p = reinterpret_cast<const char*>(base + bt[next] * block_size * D);
+  for (int64_t off = 0; off < static_cast<int64_t>(block_size * D * sizeof(T)); off += 64)
+    _mm_prefetch(p + off, _MM_HINT_T0);
+}
+
+// One work item with D a multiple of 16: scores, softmax and P.V over tokens [t0, t1) of one sequence and KV
+// head; res gets (max, sum, D unnormalised outputs) per query head. qf: G scaled query rows; sc: G * SPLIT.
+template <typename T>
+void item_avx512(const float* qf, const T* kbase, const T* vbase, const int64_t* bt, int64_t block_size, int64_t t0,
+                 int64_t t1, int64_t G, int64_t D, float* sc, float* res) {
+  const int64_t n = t1 - t0, C = D / 16;
+  for (int64_t t = t0; t < t1; ++t) {
+    prefetch_next_block(kbase, bt, block_size, t, t1, D);
+    const int64_t slot = bt[t / block_size] * block_size + t % block_size;
+    const T* k = kbase + slot * D;
+    __m512 kc[16];  // D <= 256
+    for (int64_t c = 0; c < C; ++c) kc[c] = load16(k + 16 * c);
+    for (int64_t g = 0; g < G; ++g) {
+      __m512 acc = _mm512_mul_ps(load16(qf + g * D), kc[0]);
+      for (int64_t c = 1; c < C; ++c) acc = _mm512_fmadd_ps(load16(qf + g * D + 16 * c), kc[c], acc);
+      sc[g * SPLIT + (t - t0)] = _mm512_reduce_add_ps(acc);
+    }
+  }
+  for (int64_t g = 0; g < G; ++g) {
+    float* sg = sc + g * SPLIT;
+    float m = -FLT_MAX;
+    for (int64_t i = 0; i < n; ++i) m = std::max(m, sg[i]);
+    const __m512 mv = _mm512_set1_ps(m);
+    __m512 lv = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(sg + i), mv));
+      _mm512_storeu_ps(sg + i, e);
+      lv = _mm512_add_ps(lv, e);
+    }
+    if (i < n) {
+      const __mmask16 mk = static_cast<__mmask16>((1u << (n - i)) - 1);
+      const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(mk, sg + i), mv));
+      _mm512_mask_storeu_ps(sg + i, mk, e);
+      lv = _mm512_add_ps(lv, _mm512_maskz_mov_ps(mk, e));
+    }
+    res[g * (D + 2)] = m;
+    res[g * (D + 2) + 1] = _mm512_reduce_add_ps(lv);
+  }
+  for (int64_t g = 0; g < G; ++g) std::fill(res + g * (D + 2) + 2, res + (g + 1) * (D + 2), 0.f);
+  for (int64_t t = t0; t < t1; ++t) {
+    prefetch_next_block(vbase, bt, block_size, t, t1, D);
+    const int64_t slot = bt[t / block_size] * block_size + t % block_size;
+    const T* v = vbase + slot * D;
+    __m512 vc[16];
+    for (int64_t c = 0; c < C; ++c) vc[c] = load16(v + 16 * c);
+    for (int64_t g = 0; g < G; ++g) {
+      const __m512 p = _mm512_set1_ps(sc[g * SPLIT + (t - t0)]);
+      float* o = res + g * (D + 2) + 2;
+      for (int64_t c = 0; c < C; ++c) _mm512_storeu_ps(o + 16 * c, _mm512_fmadd_ps(p, vc[c], _mm512_loadu_ps(o + 16 * c)));
+    }
+  }
+}
+#endif
 
 template <typename T>
 void decode_kernel(const at::Tensor& q, const at::Tensor& kv, const at::Tensor& block_table,
@@ -81,6 +175,13 @@ void decode_kernel(const at::Tensor& q, const at::Tensor& kv, const at::Tensor& 
       }
       const T* kbase = kvp + h * S * D;
       const T* vbase = kvp + (Hkv + h) * S * D;
+      float* res = pp + it * G * (D + 2);
+#ifdef __AVX512F__
+      if (D % 16 == 0 && D <= 256) {
+        item_avx512<T>(qf.data(), kbase, vbase, bt + b * nb, block_size, t0, t1, G, D, sc.data(), res);
+        continue;
+      }
+#endif
       // Pass 1: scores of every token of the split, block by block in place.
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t slot = bt[b * nb + t / block_size] * block_size + t % block_size;
@@ -93,7 +194,6 @@ void decode_kernel(const at::Tensor& q, const at::Tensor& kv, const at::Tensor& 
           sc[g * SPLIT + (t - t0)] = acc;
         }
       }
-      float* res = pp + it * G * (D + 2);
       for (int64_t g = 0; g < G; ++g) {
         float* sg = sc.data() + g * SPLIT;
         float m = -FLT_MAX;
