@@ -146,6 +146,7 @@ def use_kernels(eng: LLMEngine, on: bool) -> None:
     on = kernels.set_enabled(on)
     for layer in eng.model.layers:
         layer.fused_rope = on
+        layer.fused_norm = on and layer.kv_cache.dtype == torch.bfloat16
 
 
 class NativeStreams:
@@ -187,17 +188,22 @@ class LlamaStream:
     as the engine samples every step)."""
 
     def __init__(self, llm, prompt: list[int]):
-        import numpy as np
-        self.llm, self.np = llm, np
+        self.llm = llm
         llm.reset()
         llm.eval(prompt)
-        self.token = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+        self.token = self._argmax()
+
+    def _argmax(self) -> int:
+        import llama_cpp
+        import numpy as np
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits(self.llm.ctx), shape=(self.llm.n_vocab(),))
+        return int(logits.argmax())
 
     def step(self, n: int) -> float:
         t = time.perf_counter()
         for _ in range(n):
             self.llm.eval([self.token])
-            self.token = int(self.np.argmax(self.llm.scores[self.llm.n_tokens - 1]))
+            self.token = self._argmax()
         return n / (time.perf_counter() - t)
 
 

@@ -118,3 +118,19 @@ def test_rope_and_cache_is_bitwise_the_torch_expression(dtype):
     assert torch.equal(cache, want_cache)
     with pytest.raises(RuntimeError, match="slot"):
         kernels.rope_and_cache(qkv, cos, sin, cache, torch.full((T,), slots), hq, hkv)
+
+
+def test_add_rms_norm_rounds_as_torch_does_in_bf16():
+    """Sum bitwise torch's bf16 add; the norm within one bf16 ulp of F.rms_norm (its float sum of squares is
+    added in another order), and bitwise on nearly every element."""
+    g = torch.Generator().manual_seed(2)
+    x = (torch.randn(7, 576, generator=g) * 3).bfloat16()
+    r = torch.randn(7, 576, generator=g).bfloat16()
+    w = (torch.rand(576, generator=g) + 0.5).bfloat16()
+    for residual in (r, None):
+        s, h = kernels.add_rms_norm(x, residual, w, 1e-5)
+        want_s = x + residual if residual is not None else x
+        want_h = torch.nn.functional.rms_norm(want_s, (576,), w, 1e-5)
+        assert torch.equal(s, want_s)
+        torch.testing.assert_close(h, want_h, atol=0, rtol=2 ** -7)
+        assert (h != want_h).sum() <= h.numel() // 100

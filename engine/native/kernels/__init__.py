@@ -116,3 +116,10 @@ def rope_and_cache(qkv: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, kv_c
     """Rotate the q and k heads of fused rows qkv [T, (Hq+2*Hkv)*D] in place (cos, sin: [T, 1, D]) and copy each
     row's k and v heads into kv_cache [2*Hkv, slots, D] at slot_mapping. Call load() first."""
     torch.ops.harness_native.rope_and_cache(qkv, cos, sin, kv_cache, slot_mapping, num_heads, num_kv_heads)
+
+
+def add_rms_norm(x: torch.Tensor, residual: torch.Tensor | None, weight: torch.Tensor,
+                 eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """bf16 only: (s, rms_norm(s) * weight) with s = x + residual (or x), rounded as the torch ops it replaces
+    round each result. Call load() first."""
+    return torch.ops.harness_native.add_rms_norm(x, residual, weight, eps)

@@ -39,7 +39,10 @@ class LlamaLayer(nn.Module):
         self.kv_cache: torch.Tensor | None = None  # [2 * kv_heads, slots, head_dim]
         self.int4: dict[str, int4_weights.Int4Linear] = {}  # 4-bit forms of the matrices, for steps of few rows
         self.tp = None  # a ParallelGroup when this layer holds one tensor-parallel shard
-        self.fused_rope = False  # RoPE and the cache write in one compiled op (bind_kv_cache decides)
+        # Compiled ops (engine/native/kernels; bind_kv_cache decides): RoPE with the cache write in any dtype,
+        # residual add with RMSNorm in bf16 (float32 keeps F.rms_norm, whose rounding it must keep bitwise).
+        self.fused_rope = False
+        self.fused_norm = False
 
     def _linear(self, x: torch.Tensor, name: str, bias: torch.Tensor | None = None) -> torch.Tensor:
         q = self.int4.get(name) if x.shape[0] <= int4_weights.MAX_ROWS else None
@@ -50,7 +53,7 @@ class LlamaLayer(nn.Module):
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
         c = self.c
         T = x.shape[0]
-        h = F.rms_norm(x, (c.hidden_size,), self.in_norm, c.rms_norm_eps)
+        h = self._norm(x, None, self.in_norm)[1]
         qkv = self._linear(h, "qkv_w", self.qkv_b)
         if self.fused_rope:  # same arithmetic as below, rounded the same way, in one op instead of ten
             kernels.rope_and_cache(qkv, cos, sin, self.kv_cache, attn.slot_mapping, c.num_heads, c.num_kv_heads)
@@ -66,11 +69,19 @@ class LlamaLayer(nn.Module):
             q, k = qk[:, : c.num_heads], qk[:, c.num_heads:]
             self.kv_cache.index_copy_(1, attn.slot_mapping, torch.cat((k, v), 1).transpose(0, 1))
         o = paged_attention(q, k, v, self.kv_cache, attn)
-        x = x + self._reduce(self._linear(o, "o_w"))
-        h = F.rms_norm(x, (c.hidden_size,), self.post_norm, c.rms_norm_eps)
+        x, h = self._norm(x, self._reduce(self._linear(o, "o_w")), self.post_norm)
         gu = self._linear(h, "gate_up_w")
         g, u = gu.chunk(2, dim=-1)
         return x + self._reduce(self._linear(F.silu(g) * u, "down_w"))
+
+    def _norm(self, x: torch.Tensor, residual: torch.Tensor | None,
+              weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(x + residual, RMSNorm of it); one compiled op in bf16."""
+        if self.fused_norm:
+            return kernels.add_rms_norm(x, residual, weight, self.c.rms_norm_eps)
+        if residual is not None:
+            x = x + residual
+        return x, F.rms_norm(x, (self.c.hidden_size,), weight, self.c.rms_norm_eps)
 
     def _reduce(self, partial: torch.Tensor) -> torch.Tensor:
         # o and down are row-parallel: each rank holds the columns of its own heads / FFN slice.
@@ -220,6 +231,7 @@ class LlamaModel(nn.Module):
         for layer, (kv, _) in zip(self.layers, caches):
             layer.kv_cache = kv
             layer.fused_rope = compiled_kernels_for(kv)
+            layer.fused_norm = layer.fused_rope and kv.dtype == torch.bfloat16
 
     def _embed(self, input_ids: torch.Tensor) -> torch.Tensor:
         if self.tp is None:
