@@ -102,9 +102,11 @@ def single_row_weight_bytes(model) -> int:
         for name, p in layer.named_parameters():
             q = getattr(layer, "int4", {}).get(name)
             total += q.nbytes() if q is not None else p.numel() * p.element_size()
+    int8 = getattr(model, "lm_head_int8", None)
     head = getattr(model, "lm_head_fp16", None)
     head = model.lm_head if head is None else head
-    return total + head.numel() * head.element_size() + model.norm.numel() * model.norm.element_size()
+    head_bytes = sum(t.numel() * t.element_size() for t in int8) if int8 else head.numel() * head.element_size()
+    return total + head_bytes + model.norm.numel() * model.norm.element_size()
 
 
 def hf_model(variant: str, dtype: torch.dtype):
@@ -144,7 +146,14 @@ def use_kernels(eng: LLMEngine, on: bool) -> None:
     """Switch the engine between its compiled kernels and the plain PyTorch path it had before them."""
     from engine.native import kernels
     on = kernels.set_enabled(on)
-    for layer in eng.model.layers:
+    model = eng.model
+    if getattr(model, "lm_head_int8", None) is not None or hasattr(model, "bench_int8"):
+        # Before the kernels, one-row logits read an fp16 copy of the head.
+        model.bench_int8 = getattr(model, "bench_int8", None) or model.lm_head_int8
+        model.lm_head_int8 = model.bench_int8 if on else None
+        if model.lm_head_fp16 is None:
+            model.lm_head_fp16 = model.lm_head.detach().half()
+    for layer in model.layers:
         layer.fused_rope = on
         layer.fused_norm = on and layer.kv_cache.dtype == torch.bfloat16
 

@@ -123,3 +123,17 @@ def add_rms_norm(x: torch.Tensor, residual: torch.Tensor | None, weight: torch.T
     """bf16 only: (s, rms_norm(s) * weight) with s = x + residual (or x), rounded as the torch ops it replaces
     round each result. Call load() first."""
     return torch.ops.harness_native.add_rms_norm(x, residual, weight, eps)
+
+
+def quantize_int8_groups(w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """w [N, K] -> (int8 codes [N, K], float32 scales [N, K/32]) with one scale per 32 inputs (amax / 127). For a
+    matrix that came from GGUF Q8_0 (codes of the same form) this gives back the file's codes."""
+    groups = w.float().reshape(w.shape[0], -1, 32)
+    scales = groups.abs().amax(-1) / 127
+    codes = torch.round(groups / scales.clamp_min(1e-30)[..., None]).clamp_(-127, 127).to(torch.int8)
+    return codes.reshape(w.shape).contiguous(), scales.contiguous()
+
+
+def int8_matvec(x: torch.Tensor, codes: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
+    """float32 [1, N] = x [1, K] (bf16) @ (codes * scales per 32 inputs).T. Call load() first."""
+    return torch.ops.harness_native.int8_matvec(x, codes, scales)

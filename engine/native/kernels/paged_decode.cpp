@@ -353,6 +353,51 @@ std::tuple<at::Tensor, at::Tensor> add_rms_norm(const at::Tensor& x, const c10::
   return {s, h};
 }
 
+// One row of logits from an 8-bit head: x [1, K] bf16, codes [N, K] int8, scales [N, K/32] float32 (one per 32
+// inputs, as GGUF Q8_0 stores the embedding). Reads half the bytes of an fp16 head; returns float32 [1, N].
+at::Tensor int8_matvec(const at::Tensor& x, const at::Tensor& codes, const at::Tensor& scales) {
+  TORCH_CHECK(x.dim() == 2 && x.size(0) == 1 && x.scalar_type() == at::kBFloat16, "x must be bf16 [1, K]");
+  TORCH_CHECK(codes.is_contiguous() && codes.scalar_type() == at::kChar && codes.size(1) == x.size(1) &&
+              codes.size(1) % 32 == 0, "codes must be contiguous int8 [N, K], K a multiple of 32");
+  TORCH_CHECK(scales.is_contiguous() && scales.scalar_type() == at::kFloat && scales.size(0) == codes.size(0) &&
+              scales.size(1) * 32 == codes.size(1), "scales must be contiguous float32 [N, K/32]");
+  const int64_t N = codes.size(0), K = codes.size(1), G = K / 32;
+  std::vector<float> xf(K);
+  auto xc = x.contiguous();
+  for (int64_t k = 0; k < K; ++k) xf[k] = to_float(xc.data_ptr<c10::BFloat16>()[k]);
+  auto out = at::empty({1, N}, x.options().dtype(at::kFloat));
+  const int8_t* cp = codes.data_ptr<int8_t>();
+  const float* sp = scales.data_ptr<float>();
+  float* op = out.data_ptr<float>();
+  at::parallel_for(0, N, 256, [&](int64_t begin, int64_t end) {
+    for (int64_t n = begin; n < end; ++n) {
+      const int8_t* c = cp + n * K;
+      const float* sc = sp + n * G;
+#ifdef __AVX512F__
+      __m512 acc = _mm512_setzero_ps();
+      for (int64_t g = 0; g < G; ++g) {
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + 32 * g));
+        const __m512 lo = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm256_castsi256_si128(b)));
+        const __m512 hi = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm256_extracti128_si256(b, 1)));
+        const __m512 t = _mm512_fmadd_ps(hi, _mm512_loadu_ps(&xf[32 * g + 16]),
+                                         _mm512_mul_ps(lo, _mm512_loadu_ps(&xf[32 * g])));
+        acc = _mm512_fmadd_ps(t, _mm512_set1_ps(sc[g]), acc);
+      }
+      op[n] = _mm512_reduce_add_ps(acc);
+#else
+      float acc = 0.f;
+      for (int64_t g = 0; g < G; ++g) {
+        float t = 0.f;
+        for (int64_t i = 0; i < 32; ++i) t += static_cast<float>(c[32 * g + i]) * xf[32 * g + i];
+        acc += t * sc[g];
+      }
+      op[n] = acc;
+#endif
+    }
+  });
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY(harness_native, m) {
@@ -364,4 +409,6 @@ TORCH_LIBRARY(harness_native, m) {
   m.impl("rope_and_cache", c10::DispatchKey::CPU, TORCH_FN(rope_and_cache));
   m.def("add_rms_norm(Tensor x, Tensor? residual, Tensor weight, float eps) -> (Tensor, Tensor)");
   m.impl("add_rms_norm", c10::DispatchKey::CPU, TORCH_FN(add_rms_norm));
+  m.def("int8_matvec(Tensor x, Tensor codes, Tensor scales) -> Tensor");
+  m.impl("int8_matvec", c10::DispatchKey::CPU, TORCH_FN(int8_matvec));
 }

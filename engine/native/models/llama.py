@@ -104,6 +104,7 @@ class LlamaModel(nn.Module):
         self.cos: torch.Tensor | None = None
         self.sin: torch.Tensor | None = None
         self.lm_head_fp16: torch.Tensor | None = None  # single-row logits (see enable_int4)
+        self.lm_head_int8: tuple[torch.Tensor, torch.Tensor] | None = None  # codes, scales (see enable_int4)
         self.tp = None  # ParallelGroup under tensor parallelism (vocab-parallel embedding and logits)
         self.vocab_start, self.vocab_part = 0, config.vocab_size
 
@@ -218,6 +219,11 @@ class LlamaModel(nn.Module):
                 if all(p is not None for p in parts):
                     layer.int4[name] = int4_weights.Int4Linear(*parts, dtype=layer.qkv_w.dtype)
                     total += layer.int4[name].nbytes()
+        if total and self.embed.shape[1] % 32 == 0 and kernels.load():
+            # One-row logits from 8-bit codes with a scale per 32 inputs (half the bytes of fp16; a GGUF's Q8_0
+            # embedding has this very form, and llama.cpp reads it so). Error per weight <= half a group step.
+            self.lm_head_int8 = kernels.quantize_int8_groups(self.lm_head.detach())
+            return total + sum(t.numel() * t.element_size() for t in self.lm_head_int8)
         head = self.lm_head.detach().half()
         if total and bool(torch.isfinite(head).all()):
             # torch's CPU matrix-vector product reads fp16 ~1.5x faster than bf16 (one row only; from two rows
@@ -250,6 +256,8 @@ class LlamaModel(nn.Module):
         return F.rms_norm(x, (self.config.hidden_size,), self.norm, self.config.rms_norm_eps)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        if hidden.shape[0] == 1 and self.lm_head_int8 is not None:
+            return kernels.int8_matvec(hidden, *self.lm_head_int8)
         if hidden.shape[0] == 1 and self.lm_head_fp16 is not None:
             return F.linear(hidden.half(), self.lm_head_fp16)
         logits = F.linear(hidden, self.lm_head)
