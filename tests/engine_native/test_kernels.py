@@ -1,4 +1,5 @@
-"""Decode attention read in place from the paged cache (compiled kernel) against the gather path it replaces."""
+"""Compiled CPU kernels (engine/native/kernels) against the PyTorch code they replace: decode attention read in
+place from the paged cache vs the gather path, RoPE + cache write, add + RMSNorm, the 8-bit logits head."""
 from __future__ import annotations
 
 import pytest
@@ -134,3 +135,30 @@ def test_add_rms_norm_rounds_as_torch_does_in_bf16():
         assert torch.equal(s, want_s)
         torch.testing.assert_close(h, want_h, atol=0, rtol=2 ** -7)
         assert (h != want_h).sum() <= h.numel() // 100
+
+
+def test_int8_head_matches_its_dequantised_matrix_and_recovers_q8_0_codes():
+    g = torch.Generator().manual_seed(4)
+    # A matrix in GGUF Q8_0 form: int8 codes with |max| 127 in each group of 32, times an fp16 scale per group.
+    codes = torch.randint(-127, 128, (300, 96), generator=g, dtype=torch.int8)
+    codes[:, ::32] = 127
+    scale = (torch.rand(300, 3, generator=g) * 0.02 + 1e-3).half().float()
+    w = (codes.float().view(300, 3, 32) * scale[..., None]).view(300, 96)
+    got_codes, got_scale = kernels.quantize_int8_groups(w)
+    assert torch.equal(got_codes, codes)
+    torch.testing.assert_close(got_scale, scale, atol=0, rtol=1e-6)
+    x = torch.randn(1, 96, generator=g).bfloat16()
+    want = (x.double() @ w.double().T).float()
+    out = kernels.int8_matvec(x, got_codes, got_scale)
+    assert out.dtype == torch.float32 and out.shape == (1, 300)
+    torch.testing.assert_close(out, want, atol=1e-4, rtol=1e-4)
+
+
+def test_silu_mul_rounds_as_torch_does_in_bf16():
+    g = torch.Generator().manual_seed(6)
+    gu = (torch.randn(5, 2 * 1536, generator=g) * 4).bfloat16()
+    gate, up = gu.chunk(2, dim=-1)
+    want = torch.nn.functional.silu(gate) * up
+    got = kernels.silu_mul(gu)
+    torch.testing.assert_close(got, want, atol=0, rtol=2 ** -7)
+    assert (got != want).sum() <= want.numel() // 100
