@@ -71,6 +71,9 @@ def _library_path() -> Path:
 
 def load() -> bool:
     """Build (first use only) and load the kernels; False, once logged, when that is off or impossible."""
+    known = _state.get("ok")
+    if known is not None:  # asked once per layer per step: no lock once decided
+        return bool(known)
     with _lock:
         if "ok" in _state:
             return bool(_state["ok"])
@@ -123,6 +126,11 @@ def add_rms_norm(x: torch.Tensor, residual: torch.Tensor | None, weight: torch.T
     """bf16 only: (s, rms_norm(s) * weight) with s = x + residual (or x), rounded as the torch ops it replaces
     round each result. Call load() first."""
     return torch.ops.harness_native.add_rms_norm(x, residual, weight, eps)
+
+
+def silu_mul(gu: torch.Tensor) -> torch.Tensor:
+    """bf16 only: silu(gu[:, :F]) * gu[:, F:], rounded as F.silu(g) * u rounds. Call load() first."""
+    return torch.ops.harness_native.silu_mul(gu)
 
 
 def quantize_int8_groups(w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

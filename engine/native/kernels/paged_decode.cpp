@@ -353,6 +353,26 @@ std::tuple<at::Tensor, at::Tensor> add_rms_norm(const at::Tensor& x, const c10::
   return {s, h};
 }
 
+// bf16 only: silu(gate) * up over rows [gate | up] of gu [T, 2F], each op's result rounded to bf16 as torch
+// rounds F.silu(g) * u. One op instead of three on a one-row step.
+at::Tensor silu_mul(const at::Tensor& gu) {
+  TORCH_CHECK(gu.dim() == 2 && gu.size(1) % 2 == 0 && gu.scalar_type() == at::kBFloat16, "gu must be bf16 [T, 2F]");
+  auto x = gu.contiguous();
+  const int64_t T = x.size(0), F = x.size(1) / 2;
+  auto out = at::empty({T, F}, x.options());
+  const c10::BFloat16* xp = x.data_ptr<c10::BFloat16>();
+  c10::BFloat16* op = out.data_ptr<c10::BFloat16>();
+  at::parallel_for(0, T, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t)
+      for (int64_t i = 0; i < F; ++i) {
+        const float g = to_float(xp[t * 2 * F + i]);
+        const float act = to_float(c10::BFloat16(g / (1.f + std::exp(-g))));
+        op[t * F + i] = c10::BFloat16(act * to_float(xp[t * 2 * F + F + i]));
+      }
+  });
+  return out;
+}
+
 // One row of logits from an 8-bit head: x [1, K] bf16, codes [N, K] int8, scales [N, K/32] float32 (one per 32
 // inputs, as GGUF Q8_0 stores the embedding). Reads half the bytes of an fp16 head; returns float32 [1, N].
 at::Tensor int8_matvec(const at::Tensor& x, const at::Tensor& codes, const at::Tensor& scales) {
@@ -409,6 +429,8 @@ TORCH_LIBRARY(harness_native, m) {
   m.impl("rope_and_cache", c10::DispatchKey::CPU, TORCH_FN(rope_and_cache));
   m.def("add_rms_norm(Tensor x, Tensor? residual, Tensor weight, float eps) -> (Tensor, Tensor)");
   m.impl("add_rms_norm", c10::DispatchKey::CPU, TORCH_FN(add_rms_norm));
+  m.def("silu_mul(Tensor gu) -> Tensor");
+  m.impl("silu_mul", c10::DispatchKey::CPU, TORCH_FN(silu_mul));
   m.def("int8_matvec(Tensor x, Tensor codes, Tensor scales) -> Tensor");
   m.impl("int8_matvec", c10::DispatchKey::CPU, TORCH_FN(int8_matvec));
 }

@@ -39,8 +39,9 @@ class LlamaLayer(nn.Module):
         self.kv_cache: torch.Tensor | None = None  # [2 * kv_heads, slots, head_dim]
         self.int4: dict[str, int4_weights.Int4Linear] = {}  # 4-bit forms of the matrices, for steps of few rows
         self.tp = None  # a ParallelGroup when this layer holds one tensor-parallel shard
-        # Compiled ops (engine/native/kernels; bind_kv_cache decides): RoPE with the cache write in any dtype,
-        # residual add with RMSNorm in bf16 (float32 keeps F.rms_norm, whose rounding it must keep bitwise).
+        # Compiled ops (engine/native/kernels; bind_kv_cache decides): RoPE with the cache write in any dtype;
+        # in bf16 also residual add with RMSNorm and SiLU times up (float32 keeps the torch ops, whose rounding
+        # its greedy output must keep bitwise).
         self.fused_rope = False
         self.fused_norm = False
 
@@ -71,8 +72,12 @@ class LlamaLayer(nn.Module):
         o = paged_attention(q, k, v, self.kv_cache, attn)
         x, h = self._norm(x, self._reduce(self._linear(o, "o_w")), self.post_norm)
         gu = self._linear(h, "gate_up_w")
-        g, u = gu.chunk(2, dim=-1)
-        return x + self._reduce(self._linear(F.silu(g) * u, "down_w"))
+        if self.fused_norm:  # bf16: one op
+            a = kernels.silu_mul(gu)
+        else:
+            g, u = gu.chunk(2, dim=-1)
+            a = F.silu(g) * u
+        return x + self._reduce(self._linear(a, "down_w"))
 
     def _norm(self, x: torch.Tensor, residual: torch.Tensor | None,
               weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
