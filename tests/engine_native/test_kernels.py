@@ -162,3 +162,14 @@ def test_silu_mul_rounds_as_torch_does_in_bf16():
     got = kernels.silu_mul(gu)
     torch.testing.assert_close(got, want, atol=0, rtol=2 ** -7)
     assert (got != want).sum() <= want.numel() // 100
+
+
+def test_switching_off_and_on_reuses_the_loaded_library(monkeypatch):
+    """Turning the kernels back on must not load a second library (its ops would register twice and abort),
+    even when the source on disk no longer matches the loaded build."""
+    monkeypatch.setattr(kernels, "_library_path", lambda: pytest.fail("looked for another library"))
+    try:
+        assert kernels.set_enabled(False) is False and kernels.load() is False
+        assert kernels.set_enabled(True) is True and kernels.load() is True
+    finally:
+        kernels.set_enabled(True)

@@ -82,6 +82,8 @@ def load() -> bool:
             log.info("compiled kernels off (HARNESS_NATIVE_KERNELS=0)")
         elif shutil.which(os.environ.get("CXX", "g++")) is None:
             log.warning("no C++ compiler found; decode attention runs in plain PyTorch")
+        elif "loaded" in _state:  # one library per process: its ops are registered once (set_enabled)
+            ok = True
         else:
             try:
                 path = _library_path()
@@ -89,6 +91,7 @@ def load() -> bool:
                     log.info("building compiled kernels into %s (once)", path)
                     _build(path)
                 torch.ops.load_library(str(path))
+                _state["loaded"] = path
                 ok = True
             except Exception as exc:  # any build or load failure leaves the plain path in charge
                 log.warning("compiled kernels unavailable, plain PyTorch runs instead: %s", exc)
@@ -98,7 +101,8 @@ def load() -> bool:
 
 def set_enabled(on: bool) -> bool:
     """Turn the kernels on or off for steps from now on (benchmarks compare both paths in one process); returns
-    whether they are on. Engines decide on the RoPE op when they bind their cache, attention on every step."""
+    whether they are on. Engines decide on the other ops when they bind their cache, attention on every step.
+    Turning them back on reuses the library already loaded, even if the source changed since."""
     with _lock:
         _state.pop("ok", None)
         if not on:
