@@ -147,7 +147,7 @@ def compiled_kernels_for(kv_cache: torch.Tensor) -> bool:
 def reads_in_place(kv_cache: torch.Tensor, attn: AttentionMetadata) -> bool:
     """Whether this step's decode rows can use the compiled kernel that reads K/V blocks in place."""
     return (attn.in_place and attn.decode_blocks is not None and attn.decode_lens is not None
-            and compiled_kernels_for(kv_cache))
+            and kernels.SPLIT % attn.block_size == 0 and compiled_kernels_for(kv_cache))
 
 
 def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache: torch.Tensor,

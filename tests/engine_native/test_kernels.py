@@ -173,3 +173,13 @@ def test_switching_off_and_on_reuses_the_loaded_library(monkeypatch):
         assert kernels.set_enabled(True) is True and kernels.load() is True
     finally:
         kernels.set_enabled(True)
+
+
+def test_block_size_that_does_not_divide_the_split_falls_back_to_the_gather_path():
+    g = torch.Generator().manual_seed(8)
+    lens = [50, 7]
+    q, cache, tables = random_case(g, lens, 8, 9, 3, 64, torch.float32)
+    meta = decode_metadata(lens, tables, in_place=True)
+    meta.block_size = 24  # 256 % 24 != 0: the kernel cannot take it, the plain path must
+    from engine.native.attention import reads_in_place
+    assert not reads_in_place(cache, meta)

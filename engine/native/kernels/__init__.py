@@ -28,6 +28,7 @@ HERE = Path(__file__).parent
 # inf or NaN itself); the RoPE file must round exactly as torch does, so it gets no fast-math and no FMA.
 SOURCES = [(HERE / "paged_decode.cpp", ["-ffast-math", "-fopenmp"]), (HERE / "rope.cpp", ["-ffp-contract=off"])]
 CFLAGS = ["-O3", "-march=native", "-std=c++17", "-fPIC"]
+SPLIT = 256  # tokens per decode-attention work item in paged_decode.cpp; block sizes must divide it
 _lock = threading.Lock()
 _state: dict[str, object] = {}
 
@@ -88,7 +89,7 @@ def load() -> bool:
             try:
                 path = _library_path()
                 if not path.exists():
-                    log.info("building compiled kernels into %s (once)", path)
+                    log.warning("building compiled kernels into %s (once, about a minute)", path)
                     _build(path)
                 torch.ops.load_library(str(path))
                 _state["loaded"] = path
