@@ -1,19 +1,26 @@
-"""Built-in engine vs HF transformers `generate`, side by side in one run (same model file, dtype, threads).
+"""Built-in engine vs HF transformers `generate` and llama.cpp, side by side in one run (same model file, dtype,
+threads).
 
     python benchmarks/bench_native.py [--dtype bf16|fp32] [--threads 2] [--quick] [--hf-weights packed dense]
+                                      [--skip-short] [--skip-long] [--long-batch 16 64]
 
 Decode rates count output tokens after the first (prefill excluded); tokens/s/user = 1 / time per output token.
 HF runs twice by default: the GGUF as transformers loads it (packed) and the same model dequantised (dense).
+The long-context part compares the engine with its compiled kernels (engine/native/kernels) against itself
+without them (the gather path, "before") and against llama.cpp (llama-cpp-python, the `bench` extra; skipped
+when not installed), in interleaved windows of decode steps whose medians are reported.
 """
 from __future__ import annotations
 
 import argparse
 import gc
+import os
 import resource
 import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import torch
 
@@ -75,6 +82,20 @@ def hf_decode(model, batch: list[list[int]], new_tokens: int) -> float:
     return len(batch) * (new_tokens - 1) / (total_s - prefill_s)
 
 
+def hf_decode_steps(model, batch: list[list[int]], steps: int) -> float:
+    """HF decode rate after one prefill forward: `steps` greedy one-token forwards over its KV cache, timed alone
+    (at long context a generate()-minus-prefill difference drowns in the prefill's own noise)."""
+    ids = torch.tensor(batch)
+    with torch.inference_mode():
+        out = model(ids, use_cache=True, logits_to_keep=1)
+        past, tok = out.past_key_values, out.logits[:, -1].argmax(-1, keepdim=True)
+        t = time.perf_counter()
+        for _ in range(steps):
+            out = model(tok, past_key_values=past, use_cache=True)
+            past, tok = out.past_key_values, out.logits[:, -1].argmax(-1, keepdim=True)
+        return len(batch) * steps / (time.perf_counter() - t)
+
+
 def hf_prefill(model, length: int, reps: int = 3) -> float:
     times = []
     with torch.inference_mode():
@@ -95,9 +116,11 @@ def single_row_weight_bytes(model) -> int:
         for name, p in layer.named_parameters():
             q = getattr(layer, "int4", {}).get(name)
             total += q.nbytes() if q is not None else p.numel() * p.element_size()
+    int8 = getattr(model, "lm_head_int8", None)
     head = getattr(model, "lm_head_fp16", None)
     head = model.lm_head if head is None else head
-    return total + head.numel() * head.element_size() + model.norm.numel() * model.norm.element_size()
+    head_bytes = sum(t.numel() * t.element_size() for t in int8) if int8 else head.numel() * head.element_size()
+    return total + head_bytes + model.norm.numel() * model.norm.element_size()
 
 
 def hf_model(variant: str, dtype: torch.dtype):
@@ -132,6 +155,155 @@ def measured_bandwidth_gbs() -> float:
     return best
 
 
+# ---- long context and llama.cpp -------------------------------------------------------------------------
+def use_kernels(eng: LLMEngine, on: bool) -> None:
+    """Switch the engine between its compiled kernels and the plain PyTorch path it had before them."""
+    from engine.native import kernels
+    on = kernels.set_enabled(on)
+    model = eng.model
+    if getattr(model, "lm_head_int8", None) is not None or hasattr(model, "bench_int8"):
+        # Before the kernels, one-row logits read an fp16 copy of the head.
+        model.bench_int8 = getattr(model, "bench_int8", None) or model.lm_head_int8
+        model.lm_head_int8 = model.bench_int8 if on else None
+        if model.lm_head_fp16 is None:
+            model.lm_head_fp16 = model.lm_head.detach().half()
+    for layer in model.layers:
+        layer.fused_rope = on
+        layer.fused_norm = on and layer.kv_cache.dtype == torch.bfloat16
+
+
+class NativeStreams:
+    """Requests kept decoding in one engine; step(n) times n decode steps and returns decode tokens/s."""
+
+    def __init__(self, eng: LLMEngine, batch: list[list[int]], max_tokens: int, kernels: bool = True):
+        self.eng, self.kernels = eng, kernels
+        use_kernels(eng, kernels)
+        for i, p in enumerate(batch):
+            eng.add_request(p, SamplingParams(max_tokens=max_tokens), f"s{time.perf_counter_ns()}-{i}")
+        while eng.step().stats.num_prefill_tokens:  # prefill in chunks until every request decodes
+            pass
+
+    def step(self, n: int, kernels: bool | None = None) -> float:
+        use_kernels(self.eng, self.kernels if kernels is None else kernels)
+        tokens, t = 0, time.perf_counter()
+        for _ in range(n):
+            tokens += self.eng.step().stats.num_decode_tokens
+        return tokens / (time.perf_counter() - t)
+
+    def finish(self) -> None:
+        self.eng.abort_all()
+        self.eng.step()
+        use_kernels(self.eng, True)
+
+
+def llama_cpp(threads: int, n_ctx: int):
+    """llama.cpp on the same GGUF (None when llama-cpp-python is not installed)."""
+    try:
+        import llama_cpp
+    except ImportError:
+        return None
+    return llama_cpp.Llama(str(resolve_model("smollm2-135m").path), n_ctx=n_ctx, n_batch=2048, n_threads=threads,
+                           n_threads_batch=threads, verbose=False)
+
+
+class LlamaStream:
+    """One greedy llama.cpp stream: the prompt evaluated, then one token per eval (logits read and argmax taken,
+    as the engine samples every step)."""
+
+    def __init__(self, llm, prompt: list[int]):
+        self.llm = llm
+        llm.reset()
+        llm.eval(prompt)
+        self.token = self._argmax()
+
+    def _argmax(self) -> int:
+        import llama_cpp
+        import numpy as np
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits(self.llm.ctx), shape=(self.llm.n_vocab(),))
+        return int(logits.argmax())
+
+    def step(self, n: int) -> float:
+        t = time.perf_counter()
+        for _ in range(n):
+            self.llm.eval([self.token])
+            self.token = self._argmax()
+        return n / (time.perf_counter() - t)
+
+
+def llama_prefill(llm, length: int, reps: int = 3) -> float:
+    times = []
+    for r in range(reps):
+        llm.reset()
+        t = time.perf_counter()
+        llm.eval(prompts(1, length, 1000 + r)[0])
+        times.append(time.perf_counter() - t)
+    return length / statistics.median(times)
+
+
+def interleaved(runs: dict[str, Callable[[int], float]], steps: int, repeats: int) -> dict[str, float]:
+    """Median rate of each run over `repeats` rounds, the runs taking turns within each round."""
+    rates: dict[str, list[float]] = {k: [] for k in runs}
+    for _ in range(repeats):
+        for k, run in runs.items():
+            rates[k].append(run(steps))
+    return {k: statistics.median(v) for k, v in rates.items()}
+
+
+def long_context(a, hf_variant: str | None) -> list[tuple[str, float, dict[str, float], str]]:
+    """Rows (label, native rate, {reference: rate}, goal) for single streams at short and 2,048-token context,
+    batched decode at 2,048-token context, and a 2,048-token prefill."""
+    rows = []
+    eng = LLMEngine("smollm2-135m", device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.long_kv_gib,
+                    ignore_eos=True)
+    run_native(eng, prompts(2, 32, 7), 8)  # warm-up
+    llm = llama_cpp(a.threads, n_ctx=a.long_ctx + 8 * a.long_steps * a.long_repeats)
+    for ctx in (32, a.long_ctx):
+        budget = 4 * a.long_steps * a.long_repeats
+        new = NativeStreams(eng, prompts(1, ctx, 20 + ctx), budget)
+        runs = {"native": new.step, "before": lambda n: new.step(n, kernels=False)}
+        if llm is not None:
+            runs["llama.cpp"] = LlamaStream(llm, prompts(1, ctx, 20 + ctx)[0]).step
+        r = interleaved(runs, a.long_steps, a.long_repeats)
+        new.finish()
+        print(f"1 stream at {ctx} tokens of context: " + ", ".join(f"{k} {v:.1f}" for k, v in r.items()), flush=True)
+        rows.append((f"decode tok/s, 1 stream, {ctx}-token context", r.pop("native"), r, ">= 1x llama.cpp"))
+    for n in a.long_batch:
+        streams = NativeStreams(eng, prompts(n, a.long_ctx, 40 + n), 2 * a.long_steps * a.long_repeats + 2)
+        r = interleaved({"native": streams.step, "before": lambda k: streams.step(k, kernels=False)},
+                        max(a.long_steps // 4, 2), a.long_repeats)
+        streams.finish()
+        if hf_variant is not None:
+            model = hf_model(hf_variant, torch.bfloat16 if a.dtype == "bf16" else torch.float32)
+            r[f"HF {hf_variant}"] = hf_decode_steps(model, prompts(n, a.long_ctx, 40 + n), a.long_steps)
+            del model
+            gc.collect()
+        print(f"{n} streams at {a.long_ctx} tokens of context: " + ", ".join(f"{k} {v:.1f}" for k, v in r.items()),
+              flush=True)
+        rows.append((f"decode tok/s, {n} streams, {a.long_ctx}-token context", r.pop("native"), r,
+                     ">= 3x HF, >= 1.5x before"))
+    r = {}
+    if llm is not None:
+        r["llama.cpp"] = llama_prefill(llm, a.long_ctx)
+    if hf_variant is not None:
+        model = hf_model(hf_variant, torch.bfloat16 if a.dtype == "bf16" else torch.float32)
+        r[f"HF {hf_variant}"] = hf_prefill(model, a.long_ctx)
+        del model
+    ours = native_prefill(eng, a.long_ctx)
+    print(f"prefill {a.long_ctx}: native {ours:.0f}, " + ", ".join(f"{k} {v:.0f}" for k, v in r.items()), flush=True)
+    rows.append((f"prefill tok/s, {a.long_ctx}-token prompt", ours, r, ">= 1x HF and llama.cpp"))
+    del eng, llm
+    gc.collect()
+    return rows
+
+
+def print_long_table(a, rows) -> None:
+    print(f"\n| metric ({a.dtype}, {a.threads} threads) | native | reference: rate (native / reference) | goal |")
+    print("|---|---:|---|---|")
+    for label, ours, refs, goal in rows:
+        cells = "; ".join(f"{k}: {v:.1f} ({ours / v:.2f}x)" for k, v in refs.items())
+        print(f"| {label} | {ours:.1f} | {cells} | {goal} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "fp32"])
@@ -146,11 +318,25 @@ def main() -> int:
     ap.add_argument("--hf-weights", nargs="+", default=["packed", "dense"], choices=["packed", "dense"],
                     help="HF reference(s): the GGUF as transformers loads it (packed), and/or dequantised (dense)")
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    ap.add_argument("--skip-short", action="store_true", help="skip the HF comparison at 128-token prompts")
+    ap.add_argument("--skip-long", action="store_true", help="skip the long-context and llama.cpp comparison")
+    ap.add_argument("--long-ctx", type=int, default=2048)
+    ap.add_argument("--long-batch", type=int, nargs="*", default=[16], help="batched decode sizes at --long-ctx")
+    ap.add_argument("--long-steps", type=int, default=16, help="decode steps per interleaved window")
+    ap.add_argument("--long-repeats", type=int, default=5, help="interleaved windows per run (median reported)")
+    ap.add_argument("--long-kv-gib", type=float, default=2.0)
     a = ap.parse_args()
     if a.quick:
         a.requests, a.new_tokens, a.hf_batch, a.prefill_len = 16, 32, 8, 512
+        a.long_ctx, a.long_batch, a.long_steps, a.long_repeats = 512, [4], 8, 3
     torch.set_num_threads(a.threads)
-    print(f"# SmolLM2-135M, dtype {a.dtype}, {a.threads} threads, torch {torch.__version__}", flush=True)
+    print(f"# SmolLM2-135M, dtype {a.dtype}, {a.threads} threads, torch {torch.__version__}, "
+          f"load average {os.getloadavg()[0]:.1f}", flush=True)
+    if not a.skip_long:
+        long_rows = long_context(a, None if a.skip_hf else a.hf_weights[-1])
+        print_long_table(a, long_rows)
+    if a.skip_short:
+        return 0
 
     eng = LLMEngine("smollm2-135m", device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.kv_gib,
                     ignore_eos=True)

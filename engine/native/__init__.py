@@ -12,6 +12,8 @@ Layers, bottom up (one concept per file):
   models/            model classes registered by architecture name (GGUF `general.architecture` or
                      HF `architectures[0]`): MODEL_CLASSES in models/__init__.py
   attention.py       AttentionMetadata (paged KV slots and blocks) and the paged attention used by models
+  kernels/           small C++ CPU ops built once with g++ (decode attention read in place from the paged
+                     cache, RoPE + cache write, bf16 norm / SiLU, 8-bit logits head); plain PyTorch without
   kv_cache.py        KVCache: per-layer tensors allocated from a byte budget, shaped by the model's spec;
                      blocks are zeroed when handed out, so attention may read whole blocks
   block_manager.py   fixed-size blocks, reference counts, prefix caching keyed by a chained SHA-256 of

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
+from engine.native import kernels
+
 
 @dataclass
 class KVCacheSpec:
@@ -73,15 +75,17 @@ class AttentionMetadata:
     # every slot of an allocated block is either written by its owner or zero (BlockManager on_allocate).
     decode_blocks: torch.Tensor | None = None  # [Bd, L / block_size] long, padded with the null block 0
     decode_max_len: int = 0  # longest decode row's true context length
+    decode_lens: torch.Tensor | None = None  # [Bd] long, each decode row's true context length
     block_size: int = 0
     workspace: Workspace | None = None
+    in_place: bool = True  # decode attention may read the cache in place (compiled kernel) when it is available
 
     def to(self, device: torch.device) -> "AttentionMetadata":
         """Move the index tensors (built on the CPU) to the model's device."""
         if device.type == "cpu":
             return self
         self.slot_mapping = self.slot_mapping.to(device)
-        for name in ("decode_slots", "decode_mask", "decode_blocks"):
+        for name in ("decode_slots", "decode_mask", "decode_blocks", "decode_lens"):
             if getattr(self, name) is not None:
                 setattr(self, name, getattr(self, name).to(device))
         for c in self.prefills:
@@ -135,6 +139,17 @@ def _gather_decode_kv(kv_cache: torch.Tensor, attn: AttentionMetadata) -> torch.
     return out.view(P, nd, -1, D)
 
 
+def compiled_kernels_for(kv_cache: torch.Tensor) -> bool:
+    """Whether the compiled kernels (engine/native/kernels) serve this cache: CPU, float32 or bfloat16, built."""
+    return kv_cache.device.type == "cpu" and kv_cache.dtype in (torch.float32, torch.bfloat16) and kernels.load()
+
+
+def reads_in_place(kv_cache: torch.Tensor, attn: AttentionMetadata) -> bool:
+    """Whether this step's decode rows can use the compiled kernel that reads K/V blocks in place."""
+    return (attn.in_place and attn.decode_blocks is not None and attn.decode_lens is not None
+            and kernels.SPLIT % attn.block_size == 0 and compiled_kernels_for(kv_cache))
+
+
 def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache: torch.Tensor,
                     attn: AttentionMetadata) -> torch.Tensor:
     """q: [T, Hq, D]; k, v: [T, Hkv, D] of this step (already written to the cache);
@@ -145,6 +160,11 @@ def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache:
     scale = D ** -0.5
     outs = []
     nd = attn.num_decode
+    if nd and reads_in_place(kv_cache, attn):
+        # No copy of the context: each row's blocks are read where they lie (engine/native/kernels).
+        outs.append(kernels.paged_decode_attention(q[:nd], kv_cache, attn.decode_blocks, attn.decode_lens,
+                                                   attn.block_size, scale))
+        nd = 0
     if nd:
         ctx = _gather_decode_kv(kv_cache, attn)  # [2*Hkv, nd, L, D]
     if nd == 1 and q.dtype != torch.float32:

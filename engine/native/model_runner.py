@@ -46,7 +46,7 @@ class ModelRunner:
             slots = (bt[:, p // bs] * bs + p % bs).masked_fill_(~valid, 0)  # [Bd, L]
             attn.decode_slots = slots
             attn.decode_mask = valid[:, None, None, :]
-            attn.decode_blocks, attn.block_size = bt, bs
+            attn.decode_blocks, attn.decode_lens, attn.block_size = bt, ctx, bs
             slot_parts.append(slots.gather(1, (ctx - 1)[:, None]).squeeze(1))
         row = len(dec)
         for i in pre:

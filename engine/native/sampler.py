@@ -40,10 +40,13 @@ def draw(probs: torch.Tensor, generators: list[torch.Generator | None]) -> torch
 def sample(logits: torch.Tensor, seqs: list[Sequence]) -> tuple[list[int], list[float] | None, dict[int, str]]:
     """logits: [B, V] float32 on CPU, one row per sequence. Returns token ids, logprobs (when any sequence asks)
     and {row: error} for rows that cannot be sampled (NaN or no finite logit); their token is meaningless."""
-    bad = torch.isnan(logits).any(-1) | ~torch.isfinite(logits.max(-1).values)
-    errors = {i: "the logits row has NaN or no finite value (a logits processor or the model produced it)"
-              for i in bad.nonzero().flatten().tolist()}
-    if errors:
+    # One pass: a row's max is NaN when the row has a NaN (max propagates it), and infinite when no value is finite
+    # or one is +inf.
+    bad = ~torch.isfinite(logits.amax(-1))
+    errors = {}
+    if bool(bad.any()):
+        errors = {i: "the logits row has NaN or no finite value (a logits processor or the model produced it)"
+                  for i in bad.nonzero().flatten().tolist()}
         logits = logits.masked_fill(bad[:, None], 0.0)
     tokens = torch.empty(len(seqs), dtype=torch.long)
     greedy = [i for i, s in enumerate(seqs) if is_greedy(s.params)]

@@ -80,7 +80,8 @@ def test_int4_asked_for_where_it_cannot_run_says_why():
 
 @needs_kernel
 def test_int4_logits_are_as_close_to_hf_fp32_as_dense_bf16(bf16_engines, chat_ids, hf_model):
-    # 12-token prompts: every matmul of the forward takes the int4 kernel, and the last row's logits the fp16 head.
+    # 12-token prompts: every matmul of the forward takes the int4 kernel, and the last row's logits the one-row
+    # head (8-bit codes with the compiled kernels, else an fp16 copy).
     errs = {True: [], False: []}
     for ids in (chat_ids[0][-12:], chat_ids[5][-12:], chat_ids[9][-12:]):
         with torch.inference_mode():

@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engine.native import int4_weights
-from engine.native.attention import AttentionMetadata, KVCacheSpec, paged_attention
+from engine.native import int4_weights, kernels
+from engine.native.attention import AttentionMetadata, KVCacheSpec, compiled_kernels_for, paged_attention
 from engine.native.config import ModelConfig
 
 
@@ -39,6 +39,11 @@ class LlamaLayer(nn.Module):
         self.kv_cache: torch.Tensor | None = None  # [2 * kv_heads, slots, head_dim]
         self.int4: dict[str, int4_weights.Int4Linear] = {}  # 4-bit forms of the matrices, for steps of few rows
         self.tp = None  # a ParallelGroup when this layer holds one tensor-parallel shard
+        # Compiled ops (engine/native/kernels; bind_kv_cache decides): RoPE with the cache write in any dtype;
+        # in bf16 also residual add with RMSNorm and SiLU times up (float32 keeps the torch ops, whose rounding
+        # its greedy output must keep bitwise).
+        self.fused_rope = False
+        self.fused_norm = False
 
     def _linear(self, x: torch.Tensor, name: str, bias: torch.Tensor | None = None) -> torch.Tensor:
         q = self.int4.get(name) if x.shape[0] <= int4_weights.MAX_ROWS else None
@@ -49,21 +54,39 @@ class LlamaLayer(nn.Module):
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
         c = self.c
         T = x.shape[0]
-        h = F.rms_norm(x, (c.hidden_size,), self.in_norm, c.rms_norm_eps)
+        h = self._norm(x, None, self.in_norm)[1]
         qkv = self._linear(h, "qkv_w", self.qkv_b)
-        qk = qkv[:, : self.q_size + self.kv_size].view(T, c.num_heads + c.num_kv_heads, c.head_dim)
-        v = qkv[:, self.q_size + self.kv_size:].view(T, c.num_kv_heads, c.head_dim)
-        half = c.head_dim // 2
-        rot = torch.cat((-qk[..., half:], qk[..., :half]), dim=-1)
-        qk = qk * cos + rot * sin
-        q, k = qk[:, : c.num_heads], qk[:, c.num_heads:]
-        self.kv_cache.index_copy_(1, attn.slot_mapping, torch.cat((k, v), 1).transpose(0, 1))
+        if self.fused_rope:  # same arithmetic as below, rounded the same way, in one op instead of ten
+            kernels.rope_and_cache(qkv, cos, sin, self.kv_cache, attn.slot_mapping, c.num_heads, c.num_kv_heads)
+            q = qkv[:, : self.q_size].view(T, c.num_heads, c.head_dim)
+            k = qkv[:, self.q_size: self.q_size + self.kv_size].view(T, c.num_kv_heads, c.head_dim)
+            v = qkv[:, self.q_size + self.kv_size:].view(T, c.num_kv_heads, c.head_dim)
+        else:
+            qk = qkv[:, : self.q_size + self.kv_size].view(T, c.num_heads + c.num_kv_heads, c.head_dim)
+            v = qkv[:, self.q_size + self.kv_size:].view(T, c.num_kv_heads, c.head_dim)
+            half = c.head_dim // 2
+            rot = torch.cat((-qk[..., half:], qk[..., :half]), dim=-1)
+            qk = qk * cos + rot * sin
+            q, k = qk[:, : c.num_heads], qk[:, c.num_heads:]
+            self.kv_cache.index_copy_(1, attn.slot_mapping, torch.cat((k, v), 1).transpose(0, 1))
         o = paged_attention(q, k, v, self.kv_cache, attn)
-        x = x + self._reduce(self._linear(o, "o_w"))
-        h = F.rms_norm(x, (c.hidden_size,), self.post_norm, c.rms_norm_eps)
+        x, h = self._norm(x, self._reduce(self._linear(o, "o_w")), self.post_norm)
         gu = self._linear(h, "gate_up_w")
-        g, u = gu.chunk(2, dim=-1)
-        return x + self._reduce(self._linear(F.silu(g) * u, "down_w"))
+        if self.fused_norm and T <= 64:  # bf16 decode-sized steps: one op (torch's vectorised exp wins on long prefills)
+            a = kernels.silu_mul(gu)
+        else:
+            g, u = gu.chunk(2, dim=-1)
+            a = F.silu(g) * u
+        return x + self._reduce(self._linear(a, "down_w"))
+
+    def _norm(self, x: torch.Tensor, residual: torch.Tensor | None,
+              weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(x + residual, RMSNorm of it); one compiled op in bf16."""
+        if self.fused_norm:
+            return kernels.add_rms_norm(x, residual, weight, self.c.rms_norm_eps)
+        if residual is not None:
+            x = x + residual
+        return x, F.rms_norm(x, (self.c.hidden_size,), weight, self.c.rms_norm_eps)
 
     def _reduce(self, partial: torch.Tensor) -> torch.Tensor:
         # o and down are row-parallel: each rank holds the columns of its own heads / FFN slice.
@@ -89,6 +112,7 @@ class LlamaModel(nn.Module):
         self.cos: torch.Tensor | None = None
         self.sin: torch.Tensor | None = None
         self.lm_head_fp16: torch.Tensor | None = None  # single-row logits (see enable_int4)
+        self.lm_head_int8: tuple[torch.Tensor, torch.Tensor] | None = None  # codes, scales (see enable_int4)
         self.tp = None  # ParallelGroup under tensor parallelism (vocab-parallel embedding and logits)
         self.vocab_start, self.vocab_part = 0, config.vocab_size
 
@@ -203,6 +227,11 @@ class LlamaModel(nn.Module):
                 if all(p is not None for p in parts):
                     layer.int4[name] = int4_weights.Int4Linear(*parts, dtype=layer.qkv_w.dtype)
                     total += layer.int4[name].nbytes()
+        if total and self.embed.shape[1] % 32 == 0 and kernels.load():
+            # One-row logits from 8-bit codes with a scale per 32 inputs (half the bytes of fp16; a GGUF's Q8_0
+            # embedding has this very form, and llama.cpp reads it so). Error per weight <= half a group step.
+            self.lm_head_int8 = kernels.quantize_int8_groups(self.lm_head.detach())
+            return total + sum(t.numel() * t.element_size() for t in self.lm_head_int8)
         head = self.lm_head.detach().half()
         if total and bool(torch.isfinite(head).all()):
             # torch's CPU matrix-vector product reads fp16 ~1.5x faster than bf16 (one row only; from two rows
@@ -215,6 +244,8 @@ class LlamaModel(nn.Module):
     def bind_kv_cache(self, caches: list[tuple[torch.Tensor, torch.Tensor | None]]) -> None:
         for layer, (kv, _) in zip(self.layers, caches):
             layer.kv_cache = kv
+            layer.fused_rope = compiled_kernels_for(kv)
+            layer.fused_norm = layer.fused_rope and kv.dtype == torch.bfloat16
 
     def _embed(self, input_ids: torch.Tensor) -> torch.Tensor:
         if self.tp is None:
@@ -233,6 +264,8 @@ class LlamaModel(nn.Module):
         return F.rms_norm(x, (self.config.hidden_size,), self.norm, self.config.rms_norm_eps)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        if hidden.shape[0] == 1 and self.lm_head_int8 is not None:
+            return kernels.int8_matvec(hidden, *self.lm_head_int8)
         if hidden.shape[0] == 1 and self.lm_head_fp16 is not None:
             return F.linear(hidden.half(), self.lm_head_fp16)
         logits = F.linear(hidden, self.lm_head)
