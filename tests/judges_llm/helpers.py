@@ -1,6 +1,7 @@
 """Records and scripted judge replies shared by the LLM-judge tests."""
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 
@@ -49,3 +50,13 @@ def honest_judge(body: dict) -> Reply:
     extracted = answer[-1].strip() if answer else "None"
     return Reply(text=verdict_json(extracted, "yes" if extracted == reference else "no",
                                    int(confidence[-1]) if confidence else None))
+
+
+def grade_all(judge, records):
+    """Grade records concurrently with one judge, then close its clients."""
+    async def go():
+        try:
+            return await asyncio.gather(*(judge.agrade(r) for r in records))
+        finally:
+            await judge.aclose()
+    return asyncio.run(go())

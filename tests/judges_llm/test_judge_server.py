@@ -1,12 +1,11 @@
 """The LLM judge against a real HTTP server on 127.0.0.1 through the real openai client."""
-import asyncio
 import json
 
 import pytest
 
 from judges import JudgeError, create_judge
 from judges.llm import LLMJudge
-from tests.judges_llm.helpers import JUDGE_MODEL, fenced_response, honest_judge, record, verdict_json
+from tests.judges_llm.helpers import JUDGE_MODEL, fenced_response, grade_all, honest_judge, record, verdict_json
 from tests.support.scripted_server import Reply, ScriptedServer, fail_then, per_request, unused_url
 
 
@@ -15,15 +14,6 @@ def make_judge(server_or_url, tmp_path, **kw) -> LLMJudge:
     options = dict(cache_dir=tmp_path / "cache", max_retries=2, retry_base_delay_s=0.01, timeout_s=5.0)
     options.update(kw)
     return LLMJudge(JUDGE_MODEL, [url], **options)
-
-
-def grade_all(judge, records):
-    async def go():
-        try:
-            return await asyncio.gather(*(judge.agrade(r) for r in records))
-        finally:
-            await judge.aclose()
-    return asyncio.run(go())
 
 
 def test_structured_verdict(tmp_path, monkeypatch):

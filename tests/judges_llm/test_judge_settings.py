@@ -1,6 +1,5 @@
 """LLM judge settings: every setting that changes a verdict is in the judge id and the cache key; request
 parameters follow the model (OpenAI reasoning models); references that read like 'no answer' are answers."""
-import asyncio
 import json
 
 import pytest
@@ -8,19 +7,10 @@ import pytest
 from harness.cli import main
 from judges import create_judge
 from judges.llm import LLMJudge
-from tests.judges_llm.helpers import JUDGE_MODEL, honest_judge, record, verdict_json
+from tests.judges_llm.helpers import JUDGE_MODEL, grade_all, honest_judge, record, verdict_json
 from tests.judges_llm.runs import make_run
 from tests.support.reasoning_model import reasoning_model
 from tests.support.scripted_server import Reply, ScriptedServer
-
-
-def grade_all(judge, records):
-    async def go():
-        try:
-            return await asyncio.gather(*(judge.agrade(r) for r in records))
-        finally:
-            await judge.aclose()
-    return asyncio.run(go())
 
 
 def judge_for(server, tmp_path, model=JUDGE_MODEL, **kw):
