@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # verb -> module in harness.commands; each defines HELP, EXAMPLES, add_arguments(), run().
@@ -61,6 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stdout_closed() -> int:
+    """The reader of stdout left (`compare A B | head`): stop quietly, as Unix tools do, not with a traceback."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush at exit must not fail again
+    return 141  # 128 + SIGPIPE: what a shell reports for a tool stopped by a closed pipe
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -70,7 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     from harness.errors import UserError, format_user_error
 
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a reader that left (`| head`) shows here, where it is handled, not at exit
+        return code
+    except BrokenPipeError:
+        return _stdout_closed()
     except UserError as exc:
         print(format_user_error(exc), file=sys.stderr)
         return 2

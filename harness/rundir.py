@@ -12,6 +12,7 @@ from harness.errors import RunDirError
 from harness.jsonl import iter_jsonl, read_jsonl_tolerant, write_json_atomic, write_jsonl_atomic
 from harness.locks import LOCK_NAME, RunLock
 from harness.records import SCHEMA_VERSION, GenerationRecord, GradeRecord, RecordError
+from records import check_schema_version
 
 RUN_JSON = "run.json"
 GENERATIONS = "generations.jsonl"
@@ -66,10 +67,21 @@ class RunSpec:
                 a, b = source_identity(a), source_identity(b)
             if a != b:
                 if name == "item_ids":
-                    out.append(f"item_ids: {len(a)} items in run.json vs {len(b)} now")
+                    out.append(describe_item_id_change(a, b))
                 else:
                     out.append(f"{name}: {json.dumps(a, sort_keys=True)} in run.json vs {json.dumps(b, sort_keys=True)} now")
         return out
+
+
+def describe_item_id_change(before: list[str], now: list[str]) -> str:
+    """Which item ids differ between run.json and now (not just how many), a few of each shown."""
+    before_set, now_set = set(before), set(now)
+    gone, new = [i for i in before if i not in now_set], [i for i in now if i not in before_set]
+
+    def shown(ids: list[str]) -> str:
+        return ", ".join(ids[:5]) + (f", ... ({len(ids)} in all)" if len(ids) > 5 else "")
+    parts = ([f"only in run.json: {shown(gone)}"] if gone else []) + ([f"only now: {shown(new)}"] if new else [])
+    return "item_ids: " + ("; ".join(parts) if parts else "the same ids in another order")
 
 
 @dataclass
@@ -104,6 +116,20 @@ def check_out_dir(path: Path, force: bool) -> None:
         shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
         raise RunDirError(f"--out {path}: this folder holds other files ({shown}) and is not a run (no {RUN_JSON}); "
                           "use a new or empty folder, or --force to write the run beside them")
+
+
+def check_grades_out(grades_out: Path | str, run_path: Path | str) -> None:
+    """Refuse `grade RUN --out DIR` where DIR is another run, or holds the grades of another run."""
+    out, run = Path(grades_out), Path(run_path).resolve()
+    if out.resolve() == run:
+        return
+    held = [name for name in (RUN_JSON, GENERATIONS) if (out / name).exists()]
+    if held:
+        raise RunDirError(f"--out {out}: is a run of its own ({', '.join(held)}); grading {run_path} there would replace "
+                          "that run's grades; use a new or empty folder")
+    pointer = out / GRADES_OF
+    if pointer.is_file() and (linked := _read_grades_of(pointer)) != str(run):
+        raise RunDirError(f"--out {out}: holds grades of the run {linked}, not of {run}; use another folder")
 
 
 def link_grades_dir(grades_out: Path | str, run_path: Path | str) -> None:
@@ -179,7 +205,10 @@ class RunDir:
         except json.JSONDecodeError as exc:
             raise RunDirError(f"{self.run_json}: corrupt ({exc.msg})") from None
         try:
+            check_schema_version(data, str(self.run_json))
             return RunSpec(**{k: v for k, v in data.items() if k in RunSpec.__dataclass_fields__})
+        except RecordError as exc:
+            raise RunDirError(str(exc)) from None
         except TypeError as exc:
             raise RunDirError(f"{self.run_json}: {exc}") from None
 
