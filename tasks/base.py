@@ -91,13 +91,13 @@ class Task(ABC):
     def load_dataset(self, data: str | Path) -> LoadedDataset:
         """Read a source, map its columns, give rows without an id a stable one, refuse duplicate ids."""
         from tasks.columns import describe_mapping, is_empty, map_columns, normalise, text_id
-        from tasks.sources import Preferences, open_source
+        from tasks.sources import Preferences, hf_label, open_source
 
         aliases = {normalise(n) for c in self.columns for n in c.names}
         prefs = Preferences(self.data_format, self.split_order, self.hub_configs, keep=lambda c: normalise(c) in aliases)
         opened = open_source(data, prefs)
         rec = opened.record
-        label = rec.get("path") or f"hf:{rec.get('hub_name')}:{rec.get('config')}#{rec.get('split')}"
+        label = rec.get("path") or hf_label(rec)
         mapping = map_columns(opened.table.columns, self.columns, str(label), self.data_format)
         id_rule = f"column {mapping['id']}" if "id" in mapping else f"sha256({self.id_source})[:12]"
         items: list[Item] = []

@@ -208,9 +208,66 @@ def _hf_source(spec: HfSpec, prefs: Preferences) -> SourceTable:
                 raise
     if snapshot is not None:
         record.update(commit=snapshot.name, format="hub snapshot")
-        hints = [f"{config}/{spec.split}" if config and spec.split else "", spec.split or "", config or ""]
-        return _folder_source(snapshot, prefs, hints, record, strict=False)
+        return _snapshot_source(spec, config, snapshot, prefs, record)
+    if spec.revision and (commits := cached_commits(spec.name)):
+        raise DataError(f"hf:{spec.name}: revision {spec.revision!r} is not cached (cached commits: {', '.join(commits)}); "
+                        + _download_hint(spec, config))
     raise DataError(_not_cached(spec, config))
+
+
+def hf_label(record: dict[str, Any]) -> str:
+    """`hf:cais/hle#test`, `hf:Idavidrein/gpqa:gpqa_diamond@<commit>#train`: only the parts that are known."""
+    return (f"hf:{record.get('hub_name')}" + (f":{record['config']}" if record.get("config") else "")
+            + (f"@{record['revision']}" if record.get("revision") else "")
+            + (f"#{record['split']}" if record.get("split") else ""))
+
+
+def cached_commits(name: str) -> list[str]:
+    """Every commit of `name` held offline: prepared Arrow versions and hub snapshots."""
+    snapshots = _hub_repo(name) / "snapshots"
+    found = {p.name for p in _arrow_cache_entries(name)}
+    found |= {p.name for p in snapshots.iterdir() if p.is_dir()} if snapshots.is_dir() else set()
+    return sorted(found)
+
+
+# Data files named after one of these are a split; any other name is a config with one split, `train`, as
+# `datasets` reads a hub repository without a card (gpqa_diamond.csv is config gpqa_diamond, split train).
+SPLIT_NAMES = ("train", "test", "validation", "valid", "dev", "eval", "evaluation")
+
+
+def _snapshot_source(spec: HfSpec, config: str | None, snapshot: Path, prefs: Preferences, record: dict) -> SourceTable:
+    """A hub snapshot: an asked config or split that is not there is an error listing what is, never a fallback."""
+    entries = [(*_config_and_split(name), name) for name in sorted(data_file_groups(snapshot))]
+    where = f"hf:{spec.name} hub snapshot {snapshot}"
+    if spec.config:
+        entries = _only(entries, 0, spec.config, where, "config")
+    elif config and any(c.lower() == config.lower() for c, _, _ in entries):
+        entries = [e for e in entries if e[0].lower() == config.lower()]  # the task's usual config, where present
+    if spec.split:
+        entries = _only(entries, 1, spec.split, where, "split")
+    names = [name for _, _, name in entries]
+    chosen = choose(names, [], prefs.split_order, where, "data files", how=f"hf:{spec.name}:CONFIG#SPLIT") if names else ""
+    table = _folder_source(snapshot, prefs, [chosen] if chosen else [], record)
+    found = next(((c, s) for c, s, name in entries if name == chosen), None)
+    if found:
+        table.record.update(config=None if found[0] == "default" else found[0], split=found[1], file_group=chosen)
+    return table
+
+
+def _config_and_split(group: str) -> tuple[str, str]:
+    """'cfg/test' -> (cfg, test); 'test' -> (default, test); 'gpqa_main' -> (gpqa_main, train)."""
+    head, _, tail = group.rpartition("/")
+    if tail.lower() in SPLIT_NAMES:
+        return head or "default", tail
+    return group, "train"
+
+
+def _only(entries: list[tuple[str, str, str]], part: int, wanted: str, where: str, what: str) -> list[tuple[str, str, str]]:
+    kept = [e for e in entries if e[part].lower() == wanted.lower()]
+    if not kept:
+        found = sorted({e[part] for e in entries})
+        raise DataError(f"{where}: no {what} {wanted!r}; {what}s there: {', '.join(found) or 'none'}")
+    return kept
 
 
 def _arrow_cache_entries(name: str) -> list[Path]:
