@@ -58,10 +58,23 @@ class RunSpec:
     def expected_keys(self) -> list[tuple[str, int]]:
         return [(item_id, s) for item_id in self.item_ids for s in range(self.samples)]
 
+    def data_identity(self) -> dict[str, Any] | None:
+        """What identifies the rows used (their hash, the hub commit), not how they were found; None for old runs."""
+        src = self.dataset_source
+        if not src.get("rows_sha256"):
+            return None
+        return {k: src[k] for k in ("rows_sha256", "hub_name", "commit") if src.get(k)}
+
     def differences(self, other: "RunSpec") -> list[str]:
         """Human-readable differences in the fields that define a run's identity."""
         out = []
+        mine, theirs = self.data_identity(), other.data_identity()
+        by_content = mine is not None and theirs is not None  # else (a run.json from before) the file hashes decide
+        if by_content and mine != theirs:
+            out.append(f"data: {json.dumps(mine, sort_keys=True)} in run.json vs {json.dumps(theirs, sort_keys=True)} now")
         for name in IDENTITY_FIELDS:
+            if by_content and name in ("dataset_sha256", "dataset_source"):
+                continue  # a snapshot and an Arrow cache of one commit are the same rows in other files
             a, b = getattr(self, name), getattr(other, name)
             if name == "dataset_source":
                 a, b = source_identity(a), source_identity(b)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,15 @@ def file_sha256(path: Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def rows_sha256(items: list[Item]) -> str:
+    """sha256 of the items as read (id, fields, category): the same rows hash alike from any file or cache."""
+    digest = hashlib.sha256()
+    for item in items:
+        digest.update(json.dumps([item.id, item.fields, item.category], sort_keys=True, ensure_ascii=False,
+                                 default=str).encode("utf-8") + b"\n")
+    return digest.hexdigest()
 
 
 @dataclass
@@ -126,7 +136,7 @@ class Task(ABC):
         if hashed:
             notes.append(f"{self.name}: {hashed} row(s) have no id; their id is the first 12 hex digits of "
                          f"sha256({self.id_source} text), stable when rows are reordered")
-        source = {**opened.record, "columns": mapping, "id_rule": id_rule}
+        source = {**opened.record, "columns": mapping, "id_rule": id_rule, "rows_sha256": rows_sha256(items)}
         return LoadedDataset(items, source, notes)
 
     def _empty_reason(self) -> str:
