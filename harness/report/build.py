@@ -13,7 +13,8 @@ import jinja2
 
 from harness.errors import RunDirError
 from harness.report.collect import RunData, SweepData, load_all
-from harness.report.output_dir import files_written_before, remove_previous, write_manifest
+from harness.jsonl import remove_orphan_temps
+from harness.report.output_dir import MANIFEST, files_written_before, remove_previous, write_manifest
 from harness.report.samples import js_json, write_samples
 from harness.report.svg import pareto_chart, reliability_diagram
 from harness.report.text import ci95_half_width, format_pct
@@ -169,6 +170,7 @@ def build_report(paths: list[str], out: Path, force: bool = False) -> dict[str, 
     if not runs and not sweeps:
         raise FileNotFoundError("nothing to report: " + "; ".join(skipped))
     out.mkdir(parents=True, exist_ok=True)
+    remove_orphan_temps(out, (MANIFEST,))  # a manifest write killed half-way; its pid is checked
     remove_previous(out, previous)  # pages of an earlier build must not linger beside new ones
     data_dir = out / "data"
     data_dir.mkdir(exist_ok=True)
