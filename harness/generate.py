@@ -17,7 +17,8 @@ from harness.locks import RunLock, describe_takeover
 from harness.progress import Progress
 from harness.provenance import provenance
 from harness.records import GenerationRecord
-from harness.rundir import RunDir, RunSpec, check_out_dir
+from harness.out_folders import check_out_dir
+from harness.rundir import RunDir, RunSpec
 from tasks import DataError, Item, Task, derive_seed, file_sha256
 
 

@@ -15,7 +15,8 @@ from harness.metrics import score_table
 from harness.progress import Progress
 from harness.provenance import provenance
 from harness.records import FINISH_REASONS, GRADE_STATUSES, GenerationRecord, GradeRecord
-from harness.rundir import RunDir, RunSpec, check_grades_out, link_grades_dir
+from harness.out_folders import check_grades_out, link_grades_dir
+from harness.rundir import RunDir, RunSpec
 from judges import Judge, JudgeConfigError, Verdict
 from tasks import get_task
 
