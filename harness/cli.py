@@ -70,6 +70,22 @@ def _stdout_closed() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one verb; a reader of stdout that left (`| head`) ends it quietly, help text included."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a reader that left shows here, where it is handled, not at exit
+        return code
+    except BrokenPipeError:
+        return _stdout_closed()
+    except SystemExit:  # argparse after --help or a usage error
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _stdout_closed()
+        raise
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "verb", None):
@@ -78,11 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     from harness.errors import UserError, format_user_error
 
     try:
-        code = int(args._run(args) or 0)
-        sys.stdout.flush()  # a reader that left (`| head`) shows here, where it is handled, not at exit
-        return code
-    except BrokenPipeError:
-        return _stdout_closed()
+        return int(args._run(args) or 0)
     except UserError as exc:
         print(format_user_error(exc), file=sys.stderr)
         return 2

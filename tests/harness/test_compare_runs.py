@@ -118,7 +118,7 @@ def test_piped_into_head_exits_quietly_and_counts_read_well(tmp_path):
     b = graded(tmp_path / "b", answers_right_on(set(IDS[:7])))
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
-    for verb in (["compare", str(a), str(b)], ["summary", str(a), "--json"]):
+    for verb in (["compare", str(a), str(b)], ["summary", str(a), "--json"], ["grade", "--help"]):
         # `true` leaves before the harness has started: its first write meets a closed pipe, as with `| head`
         done = subprocess.run(f"{sys.executable} -m harness {' '.join(verb)} | true", shell=True, cwd=root, env=env,
                               capture_output=True, text=True, timeout=120)
