@@ -23,7 +23,8 @@ class ItemContentCheck:
         """None when the runs are comparable; else a sentence naming the datasets and the ids that differ."""
         if self.same_dataset:
             return None
-        datasets = f"different datasets (sha256 {fingerprint(a)[:12]} vs {fingerprint(b)[:12]})"
+        fa, fb = fingerprints(a, b)
+        datasets = f"different datasets (sha256 {fa[:12]} vs {fb[:12]})"
         if not self.differing:
             return f"note: {datasets}, but all {self.checked} shared items checked have the same prompt and gold answer"
         shown = ", ".join(self.differing[:5]) + (", ..." if len(self.differing) > 5 else "")
@@ -31,14 +32,16 @@ class ItemContentCheck:
                 f"question or gold answer ({shown}): a paired comparison would pair different questions")
 
 
-def fingerprint(spec: RunSpec) -> str:
-    """What identifies the rows a run used: the hash of the rows where recorded, else the dataset file's."""
-    return spec.dataset_source.get("rows_sha256") or spec.dataset_sha256
+def fingerprints(a: RunSpec, b: RunSpec) -> tuple[str, str]:
+    """What identifies the rows each run used: the hash of the rows where both record it, else the dataset files'."""
+    ra, rb = a.dataset_source.get("rows_sha256"), b.dataset_source.get("rows_sha256")
+    return (ra, rb) if ra and rb else (a.dataset_sha256, b.dataset_sha256)
 
 
 def check_item_content(a: RunDir, spec_a: RunSpec, b: RunDir, spec_b: RunSpec, items: list[str]) -> ItemContentCheck:
     """Compare the shared items' rendered prompt and gold answer when the datasets' fingerprints differ."""
-    if fingerprint(spec_a) == fingerprint(spec_b):
+    fa, fb = fingerprints(spec_a, spec_b)
+    if fa == fb:
         return ItemContentCheck(same_dataset=True)
     content_a, content_b = _item_content(a, items), _item_content(b, items)
     both = [i for i in items if i in content_a and i in content_b]
