@@ -84,8 +84,7 @@ def files_sha256(paths: list[Path]) -> str:
 
 # --- folders ---------------------------------------------------------------------------------------------------
 
-def _folder_source(path: Path, prefs: Preferences, selectors: list[str], record: dict | None = None,
-                   strict: bool = True) -> SourceTable:
+def _folder_source(path: Path, prefs: Preferences, selectors: list[str], record: dict | None = None) -> SourceTable:
     record = dict(record or {"kind": "folder", "path": str(path)})
     if (path / "dataset_dict.json").exists() or (path / "state.json").exists():
         return _saved_dataset(path, prefs, selectors, record)
@@ -94,7 +93,7 @@ def _folder_source(path: Path, prefs: Preferences, selectors: list[str], record:
         raise DataError(f"{path}: no data file ({', '.join('*' + s for s in FILE_SUFFIXES)}) in this folder or its data/; "
                         f"expected {prefs.expected}")
     names, selectors = _narrow(sorted(groups), selectors)
-    key = choose(names, selectors, prefs.split_order, f"{path}", "data files", strict)
+    key = choose(names, selectors, prefs.split_order, f"{path}", "data files")
     files = groups[key]
     tables = [read_file(f, prefs.expected, prefs.keep) for f in files]
     columns = list(dict.fromkeys(c for t in tables for c in t.columns))
@@ -120,16 +119,13 @@ def data_file_groups(folder: Path) -> dict[str, list[Path]]:
 
 
 def choose(names: list[str], selectors: list[str], preferred: tuple[str, ...], where: str, what: str,
-           strict: bool = True, how: str = "") -> str:
-    """The named split/config, else the only one, else the task's first preferred; ambiguity lists what was found.
-
-    strict=False treats the selectors as hints (a hub snapshot names files by split or by config, not both).
-    """
+           how: str = "") -> str:
+    """The named split/config, else the only one, else the task's first preferred; ambiguity lists what was found."""
     wanted = [s for s in selectors if s]
     for s in wanted:
         if hit := _pick(names, s):
             return hit
-    if wanted and (strict or len(names) != 1):
+    if wanted:
         raise DataError(f"{where}: no {' or '.join(map(repr, wanted))} among the {what} found: {', '.join(names)}")
     if len(names) == 1:
         return names[0]
