@@ -20,14 +20,15 @@ def graded_run(path: Path, answer: str = "The answer is \\boxed{1}.") -> Path:
     return path
 
 
-def test_report_into_a_project_folder_is_refused_and_force_deletes_no_user_file(tmp_path, capsys):
+def test_report_into_a_project_folder_is_refused_and_force_deletes_no_user_file(tmp_path, capsys, monkeypatch):
     run = graded_run(tmp_path / "runs" / "x")
     project = tmp_path / "project"
     (project / "data" / "aime").mkdir(parents=True)
     (project / "data" / "aime" / "aime_2026.jsonl").write_text('{"id": "1", "problem": "p", "answer": "1"}\n')
     (project / "notes.txt").write_text("mine")
     before = snapshot(project)
-    assert main(["report", str(run), "-o", str(project)]) == 2
+    monkeypatch.chdir(project)
+    assert main(["report", str(run), "-o", "."]) == 2  # `report runs/x -o .` in a project folder
     assert "is not a report" in capsys.readouterr().err and snapshot(project) == before
     assert main(["report", str(run), "-o", str(project), "--force"]) == 0
     after = snapshot(project)
