@@ -9,7 +9,7 @@ from PIL import Image
 
 from tasks import DataError, get_task
 from tasks.columns import text_id
-from tasks.sources import HfSpec
+from tasks.hub_sources import HfSpec
 from tests.tasks.hub_fixtures import add_hub_snapshot, add_to_datasets_cache, write_snapshot
 
 COMMIT_A = "a1" * 20
