@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # verb -> module in harness.commands; each defines HELP, EXAMPLES, add_arguments(), run().
@@ -61,7 +62,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stdout_closed() -> int:
+    """The reader of stdout left (`compare A B | head`): stop quietly, as Unix tools do, not with a traceback."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush at exit must not fail again
+    return 141  # 128 + SIGPIPE: what a shell reports for a tool stopped by a closed pipe
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one verb; a reader of stdout that left (`| head`) ends it quietly, help text included."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a reader that left shows here, where it is handled, not at exit
+        return code
+    except BrokenPipeError:
+        return _stdout_closed()
+    except SystemExit:  # argparse after --help or a usage error
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _stdout_closed()
+        raise
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "verb", None):

@@ -12,12 +12,13 @@ from typing import Any, Iterator
 
 from engine import ChatRequest, Completion, Engine, SamplingParams
 from harness.errors import RunDirError
-from harness.jsonl import JsonlWriter, repair_torn_tail
+from harness.jsonl import JsonlWriter, remove_orphan_temps, repair_torn_tail
 from harness.locks import RunLock, describe_takeover
 from harness.progress import Progress
 from harness.provenance import provenance
 from harness.records import GenerationRecord
-from harness.rundir import RunDir, RunSpec, check_out_dir
+from harness.out_folders import check_out_dir
+from harness.rundir import RunDir, RunSpec
 from tasks import DataError, Item, Task, derive_seed, file_sha256
 
 
@@ -131,6 +132,8 @@ def prepare_run_dir(cfg: GenerateConfig, spec: RunSpec) -> list[GenerationRecord
                     shutil.move(str(cfg.out / name), str(backup / name))
             print(f"moved the previous run's files to {backup}", file=sys.stderr)
     cfg.out.mkdir(parents=True, exist_ok=True)
+    for tmp in remove_orphan_temps(cfg.out, ("run.json", "generations.jsonl")):
+        print(f"note: removed {tmp}, left by a generate that was killed while writing", file=sys.stderr)
     expected = set(spec.expected_keys())
     repair_torn_tail(run.generations_path)  # the writer, under the lock, repairs what a crash left
     existing = run.read_generations()

@@ -2,19 +2,21 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from harness.errors import RunDirError
-from harness.jsonl import write_json_atomic, write_jsonl_atomic
+from harness.jsonl import remove_orphan_temps, write_json_atomic, write_jsonl_atomic
 from harness.locks import CannotWrite, lock_holder_if_locked
 from harness.metrics import score_table
 from harness.progress import Progress
 from harness.provenance import provenance
 from harness.records import FINISH_REASONS, GRADE_STATUSES, GenerationRecord, GradeRecord
-from harness.rundir import RunDir, RunSpec, link_grades_dir
+from harness.out_folders import check_grades_out, link_grades_dir
+from harness.rundir import RunDir, RunSpec
 from judges import Judge, JudgeConfigError, Verdict
 from tasks import get_task
 
@@ -165,6 +167,10 @@ async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_pr
     Reads the run and never writes generations.jsonl; grades go to grades/<judge-id>/ under the run,
     or under `grades_out` (for a run that is read-only). One grade per (run, judge) at a time.
     """
+    if grades_out is not None:
+        check_grades_out(grades_out, run_path)  # before anything is created in that folder
+        if Path(grades_out).resolve() == Path(run_path).resolve():
+            grades_out = None  # `--out RUN` is plain `grade RUN`
     run = RunDir(run_path, grades_out) if grades_out is not None else RunDir.open(run_path)
     spec = run.read_spec()
     judge.check_task(spec.task)
@@ -176,6 +182,8 @@ async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_pr
             raise
         raise RunDirError(f"{exc}; grade into another folder with --out DIR (grades go to DIR/grades/)") from None
     with lock:  # taken first: it turns an unwritable DIR into one clear line
+        for tmp in remove_orphan_temps(run.judge_dir(judge.judge_id), ("samples.jsonl", "summary.json")):
+            print(f"note: removed {tmp}, left by a grade that was killed while writing", file=sys.stderr)
         if grades_out is not None:
             link_grades_dir(grades_out, run_path)  # so summary, compare, report and grade open DIR like the run
         if hasattr(judge, "bind_run_dir"):

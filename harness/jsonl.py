@@ -1,6 +1,7 @@
 """Append-only JSONL files that survive a crash: flushed per record; readers skip a torn tail, the writer repairs it."""
 from __future__ import annotations
 
+import glob
 import json
 import os
 import tempfile
@@ -9,31 +10,61 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, TextIO
 
 from harness.errors import RunDirError
+from harness.locks import pid_alive
 
 
 class JsonlWriter:
-    """Appends one JSON object per line and flushes each, so a kill loses at most the line in flight."""
+    """Appends one JSON object per line straight to the file, so a kill loses at most the line in flight.
+
+    After a failed write (disk full) nothing more is appended: a later line after a half-written one would
+    leave a corrupt record in the middle, where a torn last line is repaired by the next writer.
+    """
 
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._f = open(path, "a", encoding="utf-8")
+        self.written = 0
+        self._failed = False
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _FILE_MODE)
+        except OSError as exc:
+            raise write_error(path, exc, "cannot open for appending") from None
 
     def write(self, obj: dict[str, Any]) -> None:
-        self._f.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        self._f.flush()
+        if self._failed or self._fd is None:
+            raise RunDirError(f"{self.path}: not appending after an earlier failed write")
+        data = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            while data:
+                data = data[os.write(self._fd, data):]
+        except OSError as exc:
+            self._failed = True
+            raise write_error(self.path, exc, f"cannot append a record ({self.written} appended before it are kept; "
+                              "a rerun resumes from them)") from None
+        self.written += 1
 
     def close(self) -> None:
-        if not self._f.closed:
-            self._f.flush()
-            os.fsync(self._f.fileno())
-            self._f.close()
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            if not self._failed:  # the write that failed has already said so
+                raise write_error(self.path, exc, "cannot finish writing") from None
+        finally:
+            os.close(fd)
 
     def __enter__(self) -> "JsonlWriter":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def write_error(path: Path, exc: OSError, what: str) -> RunDirError:
+    """One line naming the file and the reason (disk full, file too large, permissions), for the CLI to print."""
+    return RunDirError(f"{path}: {what}: {exc.strerror or exc}")
 
 
 def repair_torn_tail(path: Path) -> bool:
@@ -143,8 +174,12 @@ def write_json_atomic(path: Path, obj: Any) -> None:
 @contextmanager
 def _atomic_text(path: Path) -> Iterator[TextIO]:
     """A temp file of its own beside `path` (two writers never share one), renamed over `path` when done."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # the writer's pid in the name lets a later run tell an orphan (dead writer) from a live write
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
+    except OSError as exc:
+        raise write_error(path, exc, "cannot write") from None
     try:
         os.fchmod(fd, _FILE_MODE)  # mkstemp makes 0600; records are as readable as any other file
         with open(fd, "w", encoding="utf-8") as f:
@@ -152,12 +187,35 @@ def _atomic_text(path: Path) -> Iterator[TextIO]:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):
+            raise write_error(path, exc, "cannot write (the previous version, if any, is unchanged)") from None
         raise
+
+
+def remove_orphan_temps(folder: Path, names: Iterable[str]) -> list[Path]:
+    """Delete temp files of atomic writes to `names` in `folder` left by writers that died; return them.
+
+    For a caller that holds the lock over those files: a temp file naming a live pid is never touched;
+    one without a pid (written before pids were recorded) can only be an orphan under that lock.
+    """
+    removed = []
+    for name in names:
+        for tmp in folder.glob(f".{glob.escape(name)}.*.tmp"):
+            middle = tmp.name[len(name) + 2:-len(".tmp")]
+            pid, _, rest = middle.partition(".")
+            if rest and pid.isdigit() and (int(pid) == os.getpid() or pid_alive(int(pid))):
+                continue
+            try:
+                tmp.unlink()
+                removed.append(tmp)
+            except OSError:
+                pass  # gone already, or not ours to delete
+    return removed
 
 
 def _umask() -> int:

@@ -174,9 +174,12 @@ class RunLock:
 
     def _write_me(self, fd: int) -> None:
         text = json.dumps(asdict(Holder.me())) + "\n"
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, text.encode("utf-8"), 0)
-        os.fsync(fd)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, text.encode("utf-8"), 0)
+            os.fsync(fd)
+        except OSError as exc:  # a full disk: one clear line, nothing else written yet
+            raise CannotWrite(f"cannot write to {self.path}: {exc.strerror or exc}") from None
 
     def _held(self, holder: Holder | None, other_host: bool = False) -> LockHeld:
         who = holder.describe() if holder else "another process (it has not written its pid yet)"

@@ -6,7 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import RunDirError
+from harness.report.text import plural
 from harness.rundir import RunDir
+from harness.same_items import check_item_content
 from harness.stats import items_needed, mcnemar_exact, paired_difference, plain_language, sign_flip_test
 
 
@@ -39,8 +41,11 @@ def shared_judge(a: RunDir, b: RunDir, judge: str | None) -> str:
 
 
 def compare_runs(path_a: str | Path, path_b: str | Path, judge: str | None = None, seed: int = 0,
-                 resamples: int = 10_000) -> dict[str, Any]:
-    """Paired difference B - A of Pass@1 on the items both runs have, with a test fit to the design."""
+                 resamples: int = 10_000, allow_different_data: bool = False) -> dict[str, Any]:
+    """Paired difference B - A of Pass@1 on the items both runs have, with a test fit to the design.
+
+    Refuses runs whose shared item ids hold different questions, unless `allow_different_data` (then warns).
+    """
     a, b = RunDir.open(path_a), RunDir.open(path_b)
     spec_a, spec_b = a.read_spec(), b.read_spec()
     if spec_a.task != spec_b.task:
@@ -52,6 +57,11 @@ def compare_runs(path_a: str | Path, path_b: str | Path, judge: str | None = Non
     items = [i for i in acc_a if i in acc_b]
     if not items:
         raise RunDirError(f"{a.path} and {b.path} have no item in common")
+    content = check_item_content(a, spec_a, b, spec_b, items)
+    data_note = content.describe(spec_a, spec_b)
+    if content.differing and not allow_different_data:
+        raise RunDirError(f"{a.path} and {b.path} were made from {data_note}; refusing to compare "
+                          "(--allow-different-data compares them anyway, with a warning)")
     xa, xb = [acc_a[i] for i in items], [acc_b[i] for i in items]
     diff = paired_difference(xa, xb, seed=seed, resamples=resamples)
     d = [y - x for x, y in zip(xa, xb)]
@@ -76,6 +86,7 @@ def compare_runs(path_a: str | Path, path_b: str | Path, judge: str | None = Non
         "wins": {"a": sum(1 for x in d if x < 0), "b": sum(1 for x in d if x > 0), "tied": sum(1 for x in d if x == 0)},
         "items_needed_80pct_power": needed,
         "verdict": plain_language(diff, test["p_value"], needed),
+        "data_warning": f"WARNING: {data_note}" if content.differing else data_note,
     }
 
 
@@ -86,11 +97,12 @@ def _pct(x: float) -> str:
 def format_comparison(r: dict[str, Any]) -> str:
     """The comparison as a few lines of text; percent with one decimal, differences in points."""
     d, t = r["difference"], r["test"]
-    lines = [f"task {r['task']}, judge {r['judge']}, {r['items']} shared items"
-             + (f" ({r['items_only_in_a']} only in A, {r['items_only_in_b']} only in B, left out)"
-                if r["items_only_in_a"] or r["items_only_in_b"] else ""),
-             f"  A = {r['a']}: Pass@1 {_pct(d['mean_a'])} ({r['samples_per_item']['a']} samples per item)",
-             f"  B = {r['b']}: Pass@1 {_pct(d['mean_b'])} ({r['samples_per_item']['b']} samples per item)"]
+    lines = [r["data_warning"]] if r.get("data_warning") else []
+    lines += [f"task {r['task']}, judge {r['judge']}, {plural(r['items'], 'shared item')}"
+              + (f" ({r['items_only_in_a']} only in A, {r['items_only_in_b']} only in B, left out)"
+                 if r["items_only_in_a"] or r["items_only_in_b"] else ""),
+              f"  A = {r['a']}: Pass@1 {_pct(d['mean_a'])} ({plural(r['samples_per_item']['a'], 'sample per item', 'samples per item')})",
+              f"  B = {r['b']}: Pass@1 {_pct(d['mean_b'])} ({plural(r['samples_per_item']['b'], 'sample per item', 'samples per item')})"]
     se = "n/a" if d["stderr"] is None else f"{100 * d['stderr']:.1f}"
     lo, hi = d["bootstrap_ci95"]
     lines.append(f"B - A: {100 * d['diff']:+.1f} points, SE {se} (clustered by item), "

@@ -12,6 +12,7 @@ from harness.errors import RunDirError
 from harness.jsonl import iter_jsonl, read_jsonl_tolerant, write_json_atomic, write_jsonl_atomic
 from harness.locks import LOCK_NAME, RunLock
 from harness.records import SCHEMA_VERSION, GenerationRecord, GradeRecord, RecordError
+from records import check_schema_version
 
 RUN_JSON = "run.json"
 GENERATIONS = "generations.jsonl"
@@ -57,19 +58,43 @@ class RunSpec:
     def expected_keys(self) -> list[tuple[str, int]]:
         return [(item_id, s) for item_id in self.item_ids for s in range(self.samples)]
 
+    def data_identity(self) -> dict[str, Any] | None:
+        """What identifies the rows used (their hash, the hub commit), not how they were found; None for old runs."""
+        src = self.dataset_source
+        if not src.get("rows_sha256"):
+            return None
+        return {k: src[k] for k in ("rows_sha256", "hub_name", "commit") if src.get(k)}
+
     def differences(self, other: "RunSpec") -> list[str]:
         """Human-readable differences in the fields that define a run's identity."""
         out = []
+        mine, theirs = self.data_identity(), other.data_identity()
+        by_content = mine is not None and theirs is not None  # else (a run.json from before) the file hashes decide
+        if by_content and mine != theirs:
+            out.append(f"data: {json.dumps(mine, sort_keys=True)} in run.json vs {json.dumps(theirs, sort_keys=True)} now")
         for name in IDENTITY_FIELDS:
+            if by_content and name in ("dataset_sha256", "dataset_source"):
+                continue  # a snapshot and an Arrow cache of one commit are the same rows in other files
             a, b = getattr(self, name), getattr(other, name)
             if name == "dataset_source":
                 a, b = source_identity(a), source_identity(b)
             if a != b:
                 if name == "item_ids":
-                    out.append(f"item_ids: {len(a)} items in run.json vs {len(b)} now")
+                    out.append(describe_item_id_change(a, b))
                 else:
                     out.append(f"{name}: {json.dumps(a, sort_keys=True)} in run.json vs {json.dumps(b, sort_keys=True)} now")
         return out
+
+
+def describe_item_id_change(before: list[str], now: list[str]) -> str:
+    """Which item ids differ between run.json and now (not just how many), a few of each shown."""
+    before_set, now_set = set(before), set(now)
+    gone, new = [i for i in before if i not in now_set], [i for i in now if i not in before_set]
+
+    def shown(ids: list[str]) -> str:
+        return ", ".join(ids[:5]) + (f", ... ({len(ids)} in all)" if len(ids) > 5 else "")
+    parts = ([f"only in run.json: {shown(gone)}"] if gone else []) + ([f"only now: {shown(new)}"] if new else [])
+    return "item_ids: " + ("; ".join(parts) if parts else "the same ids in another order")
 
 
 @dataclass
@@ -90,32 +115,7 @@ def safe_judge_dir_name(judge_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", judge_id)
 
 
-def check_out_dir(path: Path, force: bool) -> None:
-    """Refuse an --out that is a file, or a folder with other files and no run.json (unless force)."""
-    if path.exists() and not path.is_dir():
-        raise RunDirError(f"--out {path}: is a file; --out names a run directory (a new one, or a run to resume)")
-    if not path.is_dir() or (path / RUN_JSON).exists():
-        return
-    try:
-        others = sorted(p.name for p in path.iterdir() if p.name != LOCK_NAME)
-    except OSError as exc:
-        raise RunDirError(f"--out {path}: cannot read this folder ({exc.strerror or exc})") from None
-    if others and not force:
-        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
-        raise RunDirError(f"--out {path}: this folder holds other files ({shown}) and is not a run (no {RUN_JSON}); "
-                          "use a new or empty folder, or --force to write the run beside them")
-
-
-def link_grades_dir(grades_out: Path | str, run_path: Path | str) -> None:
-    """Record in `grades_out` the run its grades belong to; refuse a folder that holds another run's grades."""
-    pointer, run = Path(grades_out) / GRADES_OF, str(Path(run_path).resolve())
-    if not pointer.exists():
-        write_json_atomic(pointer, {"run": run})
-    elif (linked := _read_grades_of(pointer)) != run:
-        raise RunDirError(f"--out {grades_out}: holds grades of the run {linked}, not of {run}; use another folder")
-
-
-def _read_grades_of(pointer: Path) -> str:
+def read_grades_of(pointer: Path) -> str:
     try:
         run = json.loads(pointer.read_text(encoding="utf-8"))["run"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -144,7 +144,7 @@ class RunDir:
         pointer = Path(path) / GRADES_OF
         if (Path(path) / RUN_JSON).exists() or not pointer.is_file():
             return cls(path)
-        run = _read_grades_of(pointer)
+        run = read_grades_of(pointer)
         if not (Path(run) / RUN_JSON).is_file():
             raise RunDirError(f"{pointer}: holds grades of {run}, which is not a run directory (no {RUN_JSON}) any more")
         return cls(run, grades_out=path)
@@ -179,7 +179,10 @@ class RunDir:
         except json.JSONDecodeError as exc:
             raise RunDirError(f"{self.run_json}: corrupt ({exc.msg})") from None
         try:
+            check_schema_version(data, str(self.run_json))
             return RunSpec(**{k: v for k, v in data.items() if k in RunSpec.__dataclass_fields__})
+        except RecordError as exc:
+            raise RunDirError(str(exc)) from None
         except TypeError as exc:
             raise RunDirError(f"{self.run_json}: {exc}") from None
 

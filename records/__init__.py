@@ -26,6 +26,7 @@ class RecordError(ValueError):
 def _from_dict(cls, data: Any, where: str):
     if not isinstance(data, dict):
         raise RecordError(f"{where}: expected a JSON object, got {type(data).__name__}")
+    check_schema_version(data, where)
     names, required = _schema(cls)
     if not required <= data.keys():
         raise RecordError(f"{where}: missing field(s) {', '.join(sorted(required - data.keys()))}")
@@ -36,6 +37,14 @@ def _from_dict(cls, data: Any, where: str):
             if not isinstance(value, allowed) or (value is True or value is False) and bool not in allowed:
                 raise RecordError(f"{where}: field {name!r} must be {description}, got {_shown(value)}")
     return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def check_schema_version(data: dict[str, Any], where: str) -> None:
+    """A record written by newer code may mean something this code cannot read: refuse it, never guess."""
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        raise RecordError(f"{where}: schema_version {version} is newer than this code reads (up to {SCHEMA_VERSION}); "
+                          "upgrade the harness to read it")
 
 
 def _shown(value: Any) -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,15 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def rows_sha256(items: list[Item]) -> str:
+    """sha256 of the items as read (id, fields, category): the same rows hash alike from any file or cache."""
+    digest = hashlib.sha256()
+    for item in items:
+        digest.update(json.dumps([item.id, item.fields, item.category], sort_keys=True, ensure_ascii=False,
+                                 default=str).encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
 @dataclass
 class LoadedDataset:
     """A task's items and where they came from: `source` goes to run.json, `notes` to stderr."""
@@ -91,13 +101,14 @@ class Task(ABC):
     def load_dataset(self, data: str | Path) -> LoadedDataset:
         """Read a source, map its columns, give rows without an id a stable one, refuse duplicate ids."""
         from tasks.columns import describe_mapping, is_empty, map_columns, normalise, text_id
+        from tasks.hub_sources import hf_label
         from tasks.sources import Preferences, open_source
 
         aliases = {normalise(n) for c in self.columns for n in c.names}
         prefs = Preferences(self.data_format, self.split_order, self.hub_configs, keep=lambda c: normalise(c) in aliases)
         opened = open_source(data, prefs)
         rec = opened.record
-        label = rec.get("path") or f"hf:{rec.get('hub_name')}:{rec.get('config')}#{rec.get('split')}"
+        label = rec.get("path") or hf_label(rec)
         mapping = map_columns(opened.table.columns, self.columns, str(label), self.data_format)
         id_rule = f"column {mapping['id']}" if "id" in mapping else f"sha256({self.id_source})[:12]"
         items: list[Item] = []
@@ -126,7 +137,7 @@ class Task(ABC):
         if hashed:
             notes.append(f"{self.name}: {hashed} row(s) have no id; their id is the first 12 hex digits of "
                          f"sha256({self.id_source} text), stable when rows are reordered")
-        source = {**opened.record, "columns": mapping, "id_rule": id_rule}
+        source = {**opened.record, "columns": mapping, "id_rule": id_rule, "rows_sha256": rows_sha256(items)}
         return LoadedDataset(items, source, notes)
 
     def _empty_reason(self) -> str:

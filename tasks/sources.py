@@ -1,11 +1,7 @@
-"""Where a dataset comes from: a file, a folder (`save_to_disk` or a hub snapshot), or `hf:OWNER/NAME` in the local cache.
-
-Nothing here reaches the network: `hf:` specs are read from the caches a one-time download left behind.
-"""
+"""Where a dataset comes from: a file, a folder (`save_to_disk` or a hub snapshot), or `hf:OWNER/NAME` (hub_sources.py)."""
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,27 +12,6 @@ from tasks.rows import FILE_SUFFIXES, Table, read_file, table_from_dataset
 
 HF_PREFIX = "hf:"
 _SHARD = re.compile(r"^(?P<key>.+?)(?:-\d{5}-of-\d{5})?$")
-_HEX = re.compile(r"^[0-9a-f]{7,40}$")
-
-
-@dataclass(frozen=True)
-class HfSpec:
-    """`hf:OWNER/NAME[:CONFIG][@REVISION][#SPLIT]`."""
-
-    name: str
-    config: str | None = None
-    revision: str | None = None
-    split: str | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> "HfSpec":
-        body = text[len(HF_PREFIX):] if text.startswith(HF_PREFIX) else text
-        body, _, split = body.partition("#")
-        body, _, revision = body.partition("@")
-        name, _, config = body.partition(":")
-        if name.count("/") != 1 or not all(name.split("/")):
-            raise DataError(f"{text!r}: expected hf:OWNER/NAME[:CONFIG][@REVISION][#SPLIT], e.g. hf:Idavidrein/gpqa:gpqa_diamond")
-        return cls(name, config or None, revision or None, split or None)
 
 
 @dataclass
@@ -61,13 +36,15 @@ def open_source(data: str | Path, prefs: Preferences) -> SourceTable:
     """Read a `--data` value: `hf:...`, a file, or a folder (`PATH#NAME` picks one split/file group in a folder)."""
     text = str(data)
     if text.startswith(HF_PREFIX):
-        return _hf_source(HfSpec.parse(text), prefs)
+        from tasks.hub_sources import HfSpec, hf_source  # `datasets` loads only for hub data
+
+        return hf_source(HfSpec.parse(text), prefs)
     path, selector = Path(text), None
     if not path.exists() and "#" in text:
         head, _, selector = text.rpartition("#")
         path = Path(head)
     if path.is_dir():
-        return _folder_source(path, prefs, [selector] if selector else [])
+        return folder_source(path, prefs, [selector] if selector else [])
     if not path.exists():
         raise DataError(f"{path}: dataset file not found; expected {prefs.expected}")
     table = read_file(path, prefs.expected, prefs.keep)
@@ -84,8 +61,7 @@ def files_sha256(paths: list[Path]) -> str:
 
 # --- folders ---------------------------------------------------------------------------------------------------
 
-def _folder_source(path: Path, prefs: Preferences, selectors: list[str], record: dict | None = None,
-                   strict: bool = True) -> SourceTable:
+def folder_source(path: Path, prefs: Preferences, selectors: list[str], record: dict | None = None) -> SourceTable:
     record = dict(record or {"kind": "folder", "path": str(path)})
     if (path / "dataset_dict.json").exists() or (path / "state.json").exists():
         return _saved_dataset(path, prefs, selectors, record)
@@ -94,7 +70,7 @@ def _folder_source(path: Path, prefs: Preferences, selectors: list[str], record:
         raise DataError(f"{path}: no data file ({', '.join('*' + s for s in FILE_SUFFIXES)}) in this folder or its data/; "
                         f"expected {prefs.expected}")
     names, selectors = _narrow(sorted(groups), selectors)
-    key = choose(names, selectors, prefs.split_order, f"{path}", "data files", strict)
+    key = choose(names, selectors, prefs.split_order, f"{path}", "data files")
     files = groups[key]
     tables = [read_file(f, prefs.expected, prefs.keep) for f in files]
     columns = list(dict.fromkeys(c for t in tables for c in t.columns))
@@ -120,16 +96,13 @@ def data_file_groups(folder: Path) -> dict[str, list[Path]]:
 
 
 def choose(names: list[str], selectors: list[str], preferred: tuple[str, ...], where: str, what: str,
-           strict: bool = True, how: str = "") -> str:
-    """The named split/config, else the only one, else the task's first preferred; ambiguity lists what was found.
-
-    strict=False treats the selectors as hints (a hub snapshot names files by split or by config, not both).
-    """
+           how: str = "") -> str:
+    """The named split/config, else the only one, else the task's first preferred; ambiguity lists what was found."""
     wanted = [s for s in selectors if s]
     for s in wanted:
         if hit := _pick(names, s):
             return hit
-    if wanted and (strict or len(names) != 1):
+    if wanted:
         raise DataError(f"{where}: no {' or '.join(map(repr, wanted))} among the {what} found: {', '.join(names)}")
     if len(names) == 1:
         return names[0]
@@ -169,130 +142,11 @@ def _saved_dataset(path: Path, prefs: Preferences, selectors: list[str], record:
         loaded = loaded[split]
     record.setdefault("kind", "folder")
     record.update(format="save_to_disk", split=split)
-    return _dataset_table(loaded, f"{path}" + (f"#{split}" if split else ""), prefs, record)
+    return dataset_table(loaded, f"{path}" + (f"#{split}" if split else ""), prefs, record)
 
 
-def _dataset_table(ds: Any, label: str, prefs: Preferences, record: dict) -> SourceTable:
+def dataset_table(ds: Any, label: str, prefs: Preferences, record: dict) -> SourceTable:
     files = [Path(f["filename"]) for f in ds.cache_files]
     record.update(fingerprint=ds._fingerprint, files=[str(f) for f in files],
                   sha256=files_sha256(files) if files else None)
     return SourceTable(table_from_dataset(ds, label, prefs.keep), record)
-
-
-# --- hf:OWNER/NAME -----------------------------------------------------------------------------------------------
-
-def hf_home() -> Path:
-    return Path(os.environ.get("HF_HOME") or Path.home() / ".cache" / "huggingface").expanduser()
-
-
-def datasets_cache() -> Path:
-    """Where `datasets.load_dataset` keeps prepared Arrow files (HF_DATASETS_CACHE, else HF_HOME/datasets)."""
-    return Path(os.environ.get("HF_DATASETS_CACHE") or hf_home() / "datasets").expanduser()
-
-
-def hub_cache() -> Path:
-    """Where `hf download` keeps repository snapshots (HF_HUB_CACHE, else HF_HOME/hub)."""
-    return Path(os.environ.get("HF_HUB_CACHE") or hf_home() / "hub").expanduser()
-
-
-def _hf_source(spec: HfSpec, prefs: Preferences) -> SourceTable:
-    config = spec.config or prefs.hub_configs.get(spec.name)
-    record = {"kind": "hf", "hub_name": spec.name, "config": config, "split": spec.split, "revision": spec.revision}
-    arrow = _arrow_cache_entries(spec.name)
-    snapshot = _hub_snapshot(spec)
-    if arrow:
-        try:
-            return _from_arrow_cache(spec, config, arrow, prefs, record)
-        except _NotInArrowCache:
-            if snapshot is None:  # the Arrow cache holds this dataset, but not this config or revision
-                raise
-    if snapshot is not None:
-        record.update(commit=snapshot.name, format="hub snapshot")
-        hints = [f"{config}/{spec.split}" if config and spec.split else "", spec.split or "", config or ""]
-        return _folder_source(snapshot, prefs, hints, record, strict=False)
-    raise DataError(_not_cached(spec, config))
-
-
-def _arrow_cache_entries(name: str) -> list[Path]:
-    """Prepared versions of a hub dataset: <cache>/<Owner>___<name>/<config>/<version>/<commit>/."""
-    from datasets.naming import camelcase_to_snakecase
-
-    owner, short = name.split("/")
-    root = datasets_cache() / f"{owner}___{camelcase_to_snakecase(short)}"
-    return [p for p in root.glob("*/*/*") if p.is_dir() and (p / "dataset_info.json").exists()]
-
-
-class _NotInArrowCache(DataError):
-    """The datasets cache lacks the asked config or revision (a hub snapshot may still have it)."""
-
-
-def _from_arrow_cache(spec: HfSpec, config: str | None, entries: list[Path], prefs: Preferences, record: dict) -> SourceTable:
-    from datasets.packaged_modules.cache.cache import Cache
-
-    where = f"hf:{spec.name} in {datasets_cache()}"
-    configs = sorted({p.parent.parent.name for p in entries})
-    if config and config not in configs:
-        raise _NotInArrowCache(f"{where}: config {config!r} is not cached (cached configs: {', '.join(configs)}); "
-                               + _download_hint(spec, config))
-    config = choose(configs, [config or ""], (), where, "cached configs", how=f"hf:{spec.name}:CONFIG")
-    entries = [p for p in entries if p.parent.parent.name == config]
-    if spec.revision:
-        commit = _resolve_revision(spec)
-        entries = [p for p in entries if p.name.startswith(commit)]
-        if not entries:
-            cached = ", ".join(sorted({p.name for p in _arrow_cache_entries(spec.name)}))
-            raise _NotInArrowCache(f"{where}: revision {spec.revision!r} is not cached (cached commits: {cached}); "
-                            + _download_hint(spec, config))
-    entry = max(entries, key=lambda p: p.stat().st_mtime)  # as datasets does: the latest prepared version
-    builder = Cache(cache_dir=str(datasets_cache()), dataset_name=spec.name.split("/")[1], repo_id=spec.name,
-                    config_name=config, version=entry.parent.name, hash=entry.name)
-    split = choose(sorted(builder.info.splits or {}), [spec.split or ""], prefs.split_order, f"{where} ({config})", "splits",
-                   how=f"hf:{spec.name}:{config}#SPLIT")
-    ds = builder.as_dataset(split=split)
-    record.update(config=config, split=split, commit=entry.name if _HEX.match(entry.name) else None, format="datasets cache")
-    return _dataset_table(ds, f"hf:{spec.name}:{config}#{split}", prefs, record)
-
-
-def _resolve_revision(spec: HfSpec) -> str:
-    """A commit hash as given, or a branch/tag through the hub cache's refs/ (the only offline record of it)."""
-    if _HEX.match(spec.revision or ""):
-        return spec.revision  # type: ignore[return-value]
-    ref = _hub_repo(spec.name) / "refs" / str(spec.revision)
-    if ref.is_file():
-        return ref.read_text().strip()
-    raise DataError(f"hf:{spec.name}: cannot resolve revision {spec.revision!r} offline (no {ref}); "
-                    "pin a commit hash instead: hf:OWNER/NAME[:CONFIG]@<commit>")
-
-
-def _hub_repo(name: str) -> Path:
-    return hub_cache() / ("datasets--" + name.replace("/", "--"))
-
-
-def _hub_snapshot(spec: HfSpec) -> Path | None:
-    """The snapshot folder `hf download` made for this revision (default: the one refs/main points at)."""
-    snapshots = _hub_repo(spec.name) / "snapshots"
-    if not snapshots.is_dir():
-        return None
-    if spec.revision:
-        commit = _resolve_revision(spec)
-        found = [p for p in snapshots.iterdir() if p.name.startswith(commit)]
-        return found[0] if found else None
-    main = _hub_repo(spec.name) / "refs" / "main"
-    if main.is_file() and (snapshots / main.read_text().strip()).is_dir():
-        return snapshots / main.read_text().strip()
-    found = sorted(snapshots.iterdir(), key=lambda p: p.stat().st_mtime)
-    return found[-1] if found else None
-
-
-def _download_hint(spec: HfSpec, config: str | None) -> str:
-    args = repr(spec.name) + (f", {config!r}" if config else "") + (f", revision={spec.revision!r}" if spec.revision else "")
-    return ("the harness never downloads; on a machine with network access download it once "
-            f"(gated datasets need `hf auth login` and accepted terms), e.g.\n"
-            f"  python -c \"import datasets; datasets.load_dataset({args})\"\n"
-            f"  or: hf download {spec.name} --repo-type dataset" + (f" --revision {spec.revision}" if spec.revision else "")
-            + "\nthen point HF_HOME at that cache here, or pass --data with a local file or folder")
-
-
-def _not_cached(spec: HfSpec, config: str | None) -> str:
-    return (f"hf:{spec.name}: not in the local cache (looked in {datasets_cache()} and {_hub_repo(spec.name)}); "
-            + _download_hint(spec, config))

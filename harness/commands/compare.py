@@ -36,6 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="two runs: seed of the bootstrap and permutation draws (default: %(default)s)")
     p.add_argument("--show", type=int, default=20, help="disagreements listed per pair in the table (default 20)")
     p.add_argument("--json", action="store_true", help="print everything as JSON, every disagreement included")
+    p.add_argument("--allow-different-data", action="store_true",
+                   help="two runs: compare even when shared item ids hold different questions (prints a warning)")
 
 
 def _decided(g: GradeRecord) -> bool:
@@ -125,7 +127,8 @@ def format_report(report: dict[str, Any], show: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if len(args.run_dirs) == 2:
-        result = compare_runs(args.run_dirs[0], args.run_dirs[1], args.judge, seed=args.seed)
+        result = compare_runs(args.run_dirs[0], args.run_dirs[1], args.judge, seed=args.seed,
+                              allow_different_data=args.allow_different_data)
         print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_comparison(result))
         return 0
     if len(args.run_dirs) != 1:

@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
 
 def source_line(source: dict[str, Any]) -> str:
     if source.get("kind") == "hf":
-        parts = [f"hf:{source['hub_name']}", f"config {source.get('config')}", f"split {source.get('split')}"]
+        parts = [f"hf:{source['hub_name']}", *([f"config {source['config']}"] if source.get("config") else []),
+                 f"split {source.get('split')}"]
         if source.get("revision"):
             parts.append(f"revision {source['revision']}")
         parts.append(f"commit {source.get('commit') or 'unknown'}")

@@ -5,7 +5,7 @@ import argparse
 import json
 
 from harness.errors import RunDirError
-from harness.report.text import format_table, summary_records, summary_rows, warn_skipped
+from harness.report.text import PASS1_INTERVAL, format_table, summary_records, summary_rows, warn_skipped
 
 HELP = "print a table of every run and judge; Pass@1 is marked NOT VALID where coverage is incomplete"
 EXAMPLES = """\
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         raise RunDirError("no run directory among the arguments")
     columns = ["run", "task", "model", "engine", "samples", "judge"] + (["category", "items"] if args.by else []) \
         + ["pass@1", "coverage"] + (["hle"] if any(r.get("hle") for r in rows) else [])
-    print(format_table(rows, columns))
+    print(format_table(rows, columns, {"pass@1": f"pass@1 ± {PASS1_INTERVAL}"}))
     if any("NOT VALID" in r["pass@1"] for r in rows):
         print("\nNOT VALID: coverage incomplete (missing, failed or ungraded samples); rerun generate and grade.")
     return 0

@@ -13,9 +13,11 @@ import jinja2
 
 from harness.errors import RunDirError
 from harness.report.collect import RunData, SweepData, load_all
+from harness.jsonl import remove_orphan_temps
+from harness.report.output_dir import MANIFEST, files_written_before, remove_previous, write_manifest
 from harness.report.samples import js_json, write_samples
 from harness.report.svg import pareto_chart, reliability_diagram
-from harness.report.text import format_pct
+from harness.report.text import ci95_half_width, format_pct
 
 HERE = Path(__file__).parent
 PAIRED_MAX_ROWS = 30  # baseline-vs-other comparisons shown per report
@@ -46,7 +48,7 @@ def _overview_rows(runs: list[RunData]) -> list[dict[str, Any]]:
         for s in run.summaries.values():
             se = s.get("pass@1_stderr")
             rows.append({**base, "judge": s["judge"]["id"], "pass1": s.get("pass@1"),
-                         "ci95": None if se is None else 1.96 * se, "pass_k": s.get("pass@k") or {},
+                         "ci95": ci95_half_width(se), "pass_k": s.get("pass@k") or {},
                          "counts": s["counts"], "valid": bool(s.get("coverage_complete")),
                          "count_keys": [*COUNT_ORDER, *(k for k in s["counts"] if k not in COUNT_ORDER + NOT_STATUS_COUNTS)],
                          "date": s.get("graded_at") or spec.created_at})
@@ -158,16 +160,20 @@ def _sweep_sections(sweeps: list[SweepData]) -> tuple[list[dict[str, Any]], list
     return sections, overlays
 
 
-def build_report(paths: list[str], out: Path) -> dict[str, Any]:
-    """Render every run and sweep under `paths` into out/index.html; returns counts for the CLI line."""
+def build_report(paths: list[str], out: Path, force: bool = False) -> dict[str, Any]:
+    """Render every run and sweep under `paths` into out/index.html; returns counts for the CLI line.
+
+    Only files an earlier report wrote (its manifest) are replaced; nothing else in `out` is deleted.
+    """
+    previous = files_written_before(out, force)  # refuses a folder of other files before any work
     runs, sweeps, skipped = load_all(paths)
     if not runs and not sweeps:
         raise FileNotFoundError("nothing to report: " + "; ".join(skipped))
     out.mkdir(parents=True, exist_ok=True)
+    remove_orphan_temps(out, (MANIFEST,))  # a manifest write killed half-way; its pid is checked
+    remove_previous(out, previous)  # pages of an earlier build must not linger beside new ones
     data_dir = out / "data"
-    if data_dir.exists():
-        shutil.rmtree(data_dir)  # pages of an earlier build must not linger beside new ones
-    data_dir.mkdir()
+    data_dir.mkdir(exist_ok=True)
     viewers = [write_samples(run, data_dir) for run in runs]
     sweep_sections, overlays = _sweep_sections(sweeps)
     html = _env().get_template("report.html.jinja").render(
@@ -178,4 +184,7 @@ def build_report(paths: list[str], out: Path) -> dict[str, Any]:
     (out / "index.html").write_text(html, encoding="utf-8")
     for name in ("report.js", "report.css"):
         shutil.copyfile(HERE / "static" / name, out / name)
+    pages = [data_dir / f"{v['rid']}-{page}.js" for v in viewers for page in
+             ("index", *(f"p{n:04d}" for n in range(v["pages"])))]
+    write_manifest(out, [out / "index.html", out / "report.js", out / "report.css", *pages])
     return {"runs": len(runs), "sweeps": len(sweeps), "samples": sum(v["samples"] for v in viewers), "skipped": skipped}

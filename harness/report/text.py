@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from harness.errors import RunDirError
-from harness.rundir import RunDir
+from harness.rundir import RunDir, RunSpec
 
 
 def format_pct(fraction: float | None, digits: int = 1) -> str:
@@ -14,11 +14,26 @@ def format_pct(fraction: float | None, digits: int = 1) -> str:
     return "-" if fraction is None else f"{100 * fraction:.{digits}f}%"
 
 
+# The one interval every consumer prints beside Pass@1 (CLI table, grade line, report): a 95% normal interval.
+PASS1_INTERVAL = "95% CI"
+
+
+def ci95_half_width(stderr: float | None) -> float | None:
+    """Half-width of the 95% normal interval from the item-clustered standard error."""
+    return None if stderr is None else 1.96 * stderr
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """'1 run', '2 runs'; `many` where adding an s is wrong ('samples per item')."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
+
+
 def format_pass1(summary: dict[str, Any]) -> str:
-    p, se = summary.get("pass@1"), summary.get("pass@1_stderr")
+    """'18.8% ± 4.1%': Pass@1 ± the half-width of its 95% CI, marked NOT VALID without full coverage."""
+    p, half = summary.get("pass@1"), ci95_half_width(summary.get("pass@1_stderr"))
     if p is None:
         return "-"
-    text = format_pct(p) + (f" ± {format_pct(se)}" if se is not None else "")
+    text = format_pct(p) + (f" ± {format_pct(half)}" if half is not None else "")
     return text if summary.get("coverage_complete") else f"{text} NOT VALID"
 
 
@@ -37,7 +52,7 @@ def format_summary_line(run_dir: str | Path, summary: dict[str, Any]) -> str:
     # summaries written before 'ambiguous' and the hybrid judge existed lack those counts
     deciders = (f"; decided by rules {c['decided_by_rules']}, llm {c['decided_by_llm']}"
                 if "decided_by_rules" in c else "")
-    return (f"{run_dir} [{summary['judge']['id']}] pass@1 {format_pass1(summary)}  " + (f"{hle}  " if hle else "") +
+    return (f"{run_dir} [{summary['judge']['id']}] pass@1 {format_pass1(summary)} ({PASS1_INTERVAL})  " + (f"{hle}  " if hle else "") +
             f"({c['graded']} graded, {c['no_answer']} no answer, {c.get('ambiguous', 0)} ambiguous, "
             f"{c['truncated']} truncated, {c['generation_error']} generation errors, {c['judge_error']} judge errors, "
             f"{c['missing']} missing of {c['expected']}{deciders})")
@@ -70,12 +85,28 @@ def summary_records(run_dirs: list[str], by: str | None = None) -> tuple[list[di
                 if s.get(key) is not None:
                     row[key] = s[key]
             if by == "category":
+                coverage = category_coverage(run, j, spec)
                 for cat, v in (s.get("per_category") or {}).items():
+                    completed, expected = coverage.get(cat, (0, 0))
                     rows.append({**row, "category": cat, "items": v["items"], "pass@1": v["pass@1"],
-                                 "pass@1_stderr": v.get("pass@1_stderr")})
+                                 "pass@1_stderr": v.get("pass@1_stderr"), "completed": completed,
+                                 "expected": expected, "coverage_complete": completed == expected})
             else:
                 rows.append(row)
     return rows, skipped
+
+
+def category_coverage(run: RunDir, judge: str, spec: RunSpec) -> dict[str, tuple[int, int]]:
+    """Per category: (samples with a finished generation and a grade, samples expected), as the run's coverage."""
+    grades = {g.key: g for g in run.read_grades(judge)}
+    category = {g.item_id: g.category for g in grades.values()}
+    out: dict[str, list[int]] = {}
+    for item_id, sample in spec.expected_keys():
+        counts = out.setdefault(category.get(item_id) or "uncategorised", [0, 0])
+        g = grades.get((item_id, sample))
+        counts[0] += g is not None and g.status not in ("generation_error", "judge_error")
+        counts[1] += 1
+    return {cat: (done, expected) for cat, (done, expected) in out.items()}
 
 
 def warn_skipped(message: str) -> None:
@@ -101,8 +132,10 @@ def summary_rows(run_dirs: list[str], by: str | None = None,
     return rows
 
 
-def format_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
-    widths = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) if rows else len(c) for c in columns}
-    lines = ["  ".join(c.ljust(widths[c]) for c in columns), "  ".join("-" * widths[c] for c in columns)]
+def format_table(rows: list[dict[str, Any]], columns: list[str], headers: dict[str, str] | None = None) -> str:
+    """Columns padded to their widest cell; `headers` renames a column's heading."""
+    head = {c: (headers or {}).get(c, c) for c in columns}
+    widths = {c: max(len(head[c]), *(len(str(r.get(c, ""))) for r in rows)) if rows else len(head[c]) for c in columns}
+    lines = ["  ".join(head[c].ljust(widths[c]) for c in columns), "  ".join("-" * widths[c] for c in columns)]
     lines += ["  ".join(str(r.get(c, "")).ljust(widths[c]) for c in columns) for r in rows]
     return "\n".join(lines)

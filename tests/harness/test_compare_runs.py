@@ -83,3 +83,49 @@ def test_judge_pair_reports_kappa_by_hand():
     pair = compare_pair("A", a, "B", b)
     assert pair["kappa"] == pytest.approx(0.5)
     assert "Cohen's kappa 0.50" in format_report({"run": "r", "judges": ["A", "B"], "pairs": [pair]}, show=5)
+
+
+def test_runs_of_different_datasets_sharing_ids_are_refused_unless_asked(tmp_path, capsys):
+    a = graded(tmp_path / "a", answers_right_on(set(IDS)))
+    other = tmp_path / "other.jsonl"  # another dataset that happens to number its items the same way
+    other.write_text("".join(json.dumps({"id": i, "problem": f"What is {n} + 1?", "answer": str(n + 1)}) + "\n"
+                             for n, i in enumerate(IDS)))
+    make_run(tmp_path / "b", "aime", lambda r: "\\boxed{1}", data=other)
+    assert main(["grade", str(tmp_path / "b"), "--judge", "rules", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(a), str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert "different datasets" in err and f"{len(IDS)} of the {len(IDS)} shared item ids" in err and IDS[0] in err
+    assert main(["compare", str(a), str(tmp_path / "b"), "--allow-different-data"]) == 0
+    assert capsys.readouterr().out.startswith("WARNING: different datasets")
+    subset = tmp_path / "subset.jsonl"  # the same questions, fewer of them: another file, the same items
+    subset.write_text("".join(AIME.demo_data_path.read_text().splitlines(keepends=True)[:5]))
+    c = tmp_path / "c"
+    make_run(c, "aime", answers_right_on(set(IDS)), data=subset)
+    assert main(["grade", str(c), "--judge", "rules", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(a), str(c)]) == 0
+    assert "note: different datasets" in capsys.readouterr().out
+
+
+def test_piped_into_head_exits_quietly_and_counts_read_well(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    a = graded(tmp_path / "a", answers_right_on(set(IDS[:3])))
+    b = graded(tmp_path / "b", answers_right_on(set(IDS[:7])))
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    for verb in (["compare", str(a), str(b)], ["summary", str(a), "--json"], ["grade", "--help"]):
+        # `true` leaves before the harness has started: its first write meets a closed pipe, as with `| head`
+        done = subprocess.run(f"{sys.executable} -m harness {' '.join(verb)} | true", shell=True, cwd=root, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.stderr == "", done.stderr
+    text = subprocess.run([sys.executable, "-m", "harness", "compare", str(a), str(b)], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120).stdout
+    assert "(1 sample per item)" in text and "1 samples" not in text
+    out = subprocess.run([sys.executable, "-m", "harness", "report", str(a), "-o", str(tmp_path / "r")], cwd=root,
+                         env=env, capture_output=True, text=True, timeout=120).stdout
+    assert ": 1 run (8 samples), 0 sweeps" in out

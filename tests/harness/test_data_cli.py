@@ -84,7 +84,7 @@ def test_generate_from_hf_records_the_source_and_refuses_another_revision_on_res
         capsys.readouterr()
         assert generate(server.base_url, out, f"{GPQA}@{COMMIT_B}") == 2
         err = capsys.readouterr().err
-        assert "holds a different run" in err and "dataset_source" in err and COMMIT_B in err
+        assert "holds a different run" in err and "data: " in err and COMMIT_B in err
         assert len(server.requests) == sent  # refused before any request
     assert json.loads((out / "run.json").read_text())["dataset_source"]["commit"] == COMMIT_A
 

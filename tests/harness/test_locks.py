@@ -163,7 +163,7 @@ def test_same_judge_twice_is_refused_cleanly_while_another_judge_grades_alongsid
     out = tmp_path / "run"
     with ScriptedServer(Reply(text="\\boxed{1}")) as server:
         assert main(generate_args(server.base_url, out, "--samples", "2", "--limit", "4")) == 0
-    gate = Gate(Reply(text=verdict_json("1", "yes")))
+    gate = Gate(Reply(text=verdict_json("1", "yes")), slow_s=3.0)  # two CLI starts must fit, even on a loaded machine
     with ScriptedServer(gate, model=JUDGE_MODEL) as judge:
         llm = ["grade", str(out), "--judge", "llm", "--judge-model", JUDGE_MODEL, "--judge-base-url",
                judge.base_url, "--judge-concurrency", "1", "--judge-no-cache", "--no-progress"]

@@ -34,7 +34,9 @@ def test_table_and_json_agree_and_use_one_unit(gpqa_run, tmp_path, capsys):
     assert (row["model"], row["engine"], row["samples_per_item"]) == ("scripted-model", "scripted", 2)
     assert main(["summary", str(tmp_path / "not-a-run"), str(gpqa_run)]) == 0
     table = capsys.readouterr().out
-    assert f"{100 * summary['pass@1']:.1f}% ± {100 * summary['pass@1_stderr']:.1f}%" in table
+    # the same interval as the report: the half-width of the 95% CI, and the heading says so
+    assert f"{100 * summary['pass@1']:.1f}% ± {100 * 1.96 * summary['pass@1_stderr']:.1f}%" in table
+    assert "pass@1 ± 95% CI" in table.splitlines()[0]
     assert "scripted-model" in table and "scripted " in table
 
 
@@ -51,3 +53,24 @@ def test_by_category_prints_one_row_per_category(gpqa_run, capsys):
 def test_no_run_at_all_is_an_error(tmp_path, capsys):
     assert main(["summary", str(tmp_path)]) == 2
     assert "no run directory" in capsys.readouterr().err
+
+
+def test_by_category_shows_each_categorys_own_coverage(tmp_path, capsys):
+    run = make_run(tmp_path / "gpqa-run", "gpqa", lambda r: "Answer: A", samples=2)
+    gens = run / "generations.jsonl"
+    records = [json.loads(line) for line in gens.read_text().splitlines()]
+    lost = records[0]["category"]
+    kept = [r for r in records if not (r["item_id"] == records[0]["item_id"] and r["sample"] == 1)]
+    gens.write_text("".join(json.dumps(r) + "\n" for r in kept))  # one sample of one item never generated
+    assert main(["grade", str(run), "--judge", "rules", "--no-progress"]) == 3
+    capsys.readouterr()
+    assert main(["summary", str(run), "--by", "category", "--json"]) == 0
+    rows = {r["category"]: r for r in json.loads(capsys.readouterr().out)}
+    items_of = {c: {r["item_id"] for r in records if r["category"] == c} for c in rows}
+    for cat, row in rows.items():
+        expected = 2 * len(items_of[cat])
+        assert row["expected"] == expected
+        assert row["completed"] == expected - (cat == lost) and row["coverage_complete"] is (cat != lost)
+    assert main(["summary", str(run), "--by", "category"]) == 0
+    table = capsys.readouterr().out
+    assert [lost in line for line in table.splitlines()[2:2 + len(rows)] if "NOT VALID" in line] == [True]

@@ -9,7 +9,7 @@ from PIL import Image
 
 from tasks import DataError, get_task
 from tasks.columns import text_id
-from tasks.sources import HfSpec
+from tasks.hub_sources import HfSpec
 from tests.tasks.hub_fixtures import add_hub_snapshot, add_to_datasets_cache, write_snapshot
 
 COMMIT_A = "a1" * 20
@@ -245,5 +245,38 @@ def test_a_revision_or_config_missing_from_the_datasets_cache_is_read_from_a_hub
         "gpqa_main.csv": csv_path.read_bytes(), "gpqa_diamond.csv": csv_path.read_bytes()})
     loaded = gpqa.load_dataset(f"hf:Idavidrein/gpqa:gpqa_main@{COMMIT_B[:12]}")
     assert [i.id for i in loaded.items] == ["rec0b", "rec1b", "rec2b"]
-    assert (loaded.source["commit"], loaded.source["format"], loaded.source["split"]) == (COMMIT_B, "hub snapshot", "gpqa_main")
+    # named as the datasets cache names it: a root file is a config whose one split is train
+    assert (loaded.source["commit"], loaded.source["format"], loaded.source["config"], loaded.source["split"]) == (
+        COMMIT_B, "hub snapshot", "gpqa_main", "train")
     assert gpqa.load_dataset("hf:Idavidrein/gpqa").source["commit"] == COMMIT_A  # the datasets cache comes first
+
+
+def test_a_split_or_config_missing_from_a_hub_snapshot_is_an_error_listing_what_is_there(offline_hf_home, tmp_path):
+    buf = io.BytesIO()
+    hle_dataset(hle_rows()).to_parquet(buf)
+    add_hub_snapshot(offline_hf_home, "cais/hle", COMMIT_A, {"data/test-00000-of-00001.parquet": buf.getvalue()})
+    hle = get_task("hle")
+    with pytest.raises(DataError, match=r"hf:cais/hle hub snapshot .*: no split 'validation'; splits there: test"):
+        hle.load("hf:cais/hle#validation")
+    with pytest.raises(DataError, match=r"no config 'nosuchconfig'; configs there: default"):
+        hle.load("hf:cais/hle:nosuchconfig")
+    loaded = hle.load_dataset("hf:cais/hle#test")
+    assert (loaded.source["config"], loaded.source["split"]) == (None, "test")
+    assert loaded.notes[0].startswith("hle: 2 items from hf:cais/hle#test;")  # no ':None' in the label
+    csv_path = tmp_path / "main.csv"
+    datasets.Dataset.from_list(gpqa_rows(3)).to_csv(str(csv_path), index=False)
+    add_hub_snapshot(offline_hf_home, "Idavidrein/gpqa", COMMIT_B, {"gpqa_main.csv": csv_path.read_bytes(),
+                                                                          "gpqa_diamond.csv": csv_path.read_bytes()})
+    with pytest.raises(DataError, match=r"no config 'gpqa_extended'; configs there: gpqa_diamond, gpqa_main"):
+        get_task("gpqa").load("hf:Idavidrein/gpqa:gpqa_extended")
+    with pytest.raises(DataError, match=r"no split 'test'; splits there: train"):
+        get_task("gpqa").load("hf:Idavidrein/gpqa:gpqa_main#test")
+    assert get_task("gpqa").load_dataset("hf:Idavidrein/gpqa").source["config"] == "gpqa_diamond"
+
+
+def test_a_revision_in_no_cache_lists_the_cached_commits(offline_hf_home):
+    buf = io.BytesIO()
+    hle_dataset(hle_rows()).to_parquet(buf)
+    add_hub_snapshot(offline_hf_home, "cais/hle", COMMIT_A, {"data/test-00000-of-00001.parquet": buf.getvalue()})
+    with pytest.raises(DataError, match=rf"revision 'deadbeef' is not cached \(cached commits: {COMMIT_A}\)"):
+        get_task("hle").load("hf:cais/hle@deadbeef")
