@@ -87,6 +87,13 @@ def rank_device(device: torch.device) -> torch.device:
         return device
     local = int(os.environ.get("LOCAL_RANK", "0"))
     dev = torch.device(device.type, local)
-    if device.type == "cuda":
-        torch.cuda.set_device(dev)
+    set_accelerator(dev)
     return dev
+
+
+def set_accelerator(dev: torch.device) -> None:
+    """Make `dev` this process's current device, so that NCCL/HCCL and unplaced tensors use it."""
+    if dev.type == "cuda":
+        torch.cuda.set_device(dev)
+    elif dev.type == "npu":
+        torch.npu.set_device(dev)  # torch_npu registers torch.npu (resolve_device imported it)
