@@ -39,9 +39,11 @@ torch_index() {
 # True when the index answers within a few seconds (a machine without internet must not wait for pip's retries).
 index_reachable() {
   "$PROBE" - "$1" <<'EOF'
-import sys, urllib.request
+import sys, urllib.error, urllib.request
 try:
     urllib.request.urlopen(sys.argv[1].rstrip("/") + "/torch/", timeout=float(5)).close()
+except urllib.error.HTTPError:
+    pass  # it answered (a 404 only means pip will find no torch there)
 except Exception as exc:
     print(f"  ({type(exc).__name__}: {exc})", file=sys.stderr)
     sys.exit(1)

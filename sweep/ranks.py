@@ -78,7 +78,7 @@ def init_ranks(device: str) -> Ranks:
                   local_rank=int(os.environ.get("LOCAL_RANK", "0")), backend=backend)
     if backend in ("nccl", "hccl"):  # each rank on its own accelerator before the group forms
         from engine.native.parallel import set_accelerator
-        set_accelerator(torch.device(ranks.device_for(device.split(":")[0])))
+        set_accelerator(ranks.device_for(device.split(":")[0]))
     if not torch.distributed.is_initialized():
         torch.distributed.init_process_group(backend=backend)
     return ranks

@@ -91,9 +91,12 @@ def rank_device(device: torch.device) -> torch.device:
     return dev
 
 
-def set_accelerator(dev: torch.device) -> None:
-    """Make `dev` this process's current device, so that NCCL/HCCL and unplaced tensors use it."""
-    if dev.type == "cuda":
+def set_accelerator(dev: torch.device | str) -> None:
+    """Make `dev` (e.g. cuda:1, npu:1) this process's current device, so that NCCL/HCCL and unplaced tensors use it."""
+    kind = str(dev).split(":")[0]
+    if kind == "cuda":
         torch.cuda.set_device(dev)
-    elif dev.type == "npu":
-        torch.npu.set_device(dev)  # torch_npu registers torch.npu (resolve_device imported it)
+    elif kind == "npu":
+        if not hasattr(torch, "npu"):
+            import torch_npu  # noqa: F401  (registers torch.npu and the "npu" device type)
+        torch.npu.set_device(dev)

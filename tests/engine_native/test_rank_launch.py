@@ -143,12 +143,18 @@ torch.npu = FakeNPU
 os.environ["LOCAL_RANK"] = "3"
 from engine.native.parallel import rank_device
 dev = rank_device(torch.device("npu"))
-print(dev, calls)
+# the sweeps' data-parallel ranks: a one-process gloo group stands in for the HCCL one it would form
+torch.distributed.init_process_group("gloo", init_method="tcp://127.0.0.1:" + sys.argv[1], rank=0, world_size=1)
+os.environ.update(WORLD_SIZE="2", RANK="1", LOCAL_RANK="1")
+from sweep.ranks import init_ranks
+ranks = init_ranks("npu")
+print(dev, ranks.backend, calls)
 """
 
 
 def test_ascend_ranks_set_their_npu_as_cuda_ranks_set_their_gpu():
     """No Ascend here: torch.npu is a recorder registered the way torch_npu registers the device."""
-    proc = subprocess.run([sys.executable, "-c", ASCEND_RANK], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", ASCEND_RANK, str(_free_port())], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "npu:3 ['npu:3']"
+    assert proc.stdout.strip() == "npu:3 hccl ['npu:3', 'npu:1']"
