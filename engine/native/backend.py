@@ -12,10 +12,10 @@ from typing import Any, AsyncIterator
 from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, SamplingParams, StreamDelta
 from engine.native.llm_engine import LLMEngine, LogitsProcessor, RequestOutput
 
-# EngineOptions.extra keys passed through to LLMEngine.
 # Under torchrun, a rank that fails makes torchrun SIGTERM the others (30 s before SIGKILL).
 SIGTERM_REASON = ("stopped by SIGTERM before it finished (under torchrun: another rank failed or the job was "
                   "stopped); rerun the same command to retry it")
+# EngineOptions.extra keys passed through to LLMEngine.
 _EXTRA_KEYS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching", "max_prefill_chunk", "int4",
                "tp", "ep", "dp_attention", "dist_timeout_s")
 
