@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -30,13 +31,18 @@ class _SimpleIndex(BaseHTTPRequestHandler):
         pass
 
 
-def dry_run(**env: str) -> tuple[str, float]:
-    """setup.sh in dry-run mode with a PATH that has no nvidia-smi; (stdout + stderr, seconds)."""
-    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
-                           if not (Path(p) / "nvidia-smi").exists())
-    full = {**os.environ, "PATH": path, "PYTHON": sys.executable, "HARNESS_SETUP_DRY_RUN": "1", **env}
+def dry_run(tmp_path: Path, gpu: bool = False, **env: str) -> tuple[str, float]:
+    """setup.sh in dry-run mode; (stdout + stderr, seconds). `nvidia-smi -L` answers as on a machine with or
+    without a GPU (the driver's tool is often installed where no GPU is)."""
+    tool = tmp_path / "bin" / "nvidia-smi"
+    tool.parent.mkdir(exist_ok=True)
+    tool.write_text("#!/bin/sh\n" + ("echo 'GPU 0: H100 (UUID: GPU-0)'\n" if gpu else
+                                     "echo 'NVIDIA-SMI has failed: no NVIDIA driver' >&2; exit 9\n"))
+    tool.chmod(0o755)
+    full = {**os.environ, "PATH": f"{tool.parent}{os.pathsep}{os.environ['PATH']}", "PYTHON": sys.executable,
+            "HARNESS_SETUP_DRY_RUN": "1", **env}
     t0 = time.monotonic()
-    proc = subprocess.run(["bash", str(SETUP)], env=full, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([shutil.which("bash"), str(SETUP)], env=full, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout + proc.stderr, time.monotonic() - t0
 
@@ -46,35 +52,41 @@ def torch_command(output: str) -> str:
     return line
 
 
-def test_a_reachable_torch_index_is_added_as_an_extra_index():
+def test_a_reachable_torch_index_is_added_as_an_extra_index(tmp_path):
     server = ThreadingHTTPServer(("127.0.0.1", 0), _SimpleIndex)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/whl/cpu"
-        out, _ = dry_run(HARNESS_TORCH_INDEX=url)
+        out, _ = dry_run(tmp_path, HARNESS_TORCH_INDEX=url)
     finally:
         server.shutdown()
     assert torch_command(out).endswith(f"torch==2.13.0 --extra-index-url {url}")
     assert "--index-url" not in torch_command(out).replace("--extra-index-url", "")  # never replaces pip's own
 
 
-def test_a_silent_index_is_left_out_within_seconds():
+def test_a_silent_index_is_left_out_within_seconds(tmp_path):
     """An index that accepts connections but never answers (a firewall, a proxy) must not stall the install."""
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
         url = f"http://127.0.0.1:{silent.getsockname()[1]}/whl/cpu"
-        out, took = dry_run(HARNESS_TORCH_INDEX=url)
+        out, took = dry_run(tmp_path, HARNESS_TORCH_INDEX=url)
     assert "does not answer" in out and "--extra-index-url" not in torch_command(out)
     assert took < 60  # the probe's timeout is 5 s; pip's own retries would take minutes
 
 
-def test_without_a_gpu_the_cpu_index_is_chosen_and_pypi_overrides_it():
-    out, _ = dry_run()
+def test_without_a_gpu_the_cpu_index_is_chosen_and_pypi_overrides_it(tmp_path):
+    out, _ = dry_run(tmp_path)
     assert "https://download.pytorch.org/whl/cpu" in out  # added, or named as unreachable on a machine offline
     assert "setup [" in out and "installing torch 2.13.0" in out  # says what it is doing
-    out, _ = dry_run(HARNESS_TORCH_INDEX="pypi")
+    out, _ = dry_run(tmp_path, HARNESS_TORCH_INDEX="pypi")
     assert "download.pytorch.org" not in out and torch_command(out).endswith("torch==2.13.0")
+
+
+def test_with_a_gpu_torch_comes_from_pips_own_index(tmp_path):
+    out, _ = dry_run(tmp_path, gpu=True)
+    assert "NVIDIA GPU is present" in out and "download.pytorch.org" not in out
+    assert torch_command(out).endswith("torch==2.13.0")
 
 
 def test_reports_and_runs_are_ignored_by_git():
