@@ -76,8 +76,9 @@ def init_ranks(device: str) -> Ranks:
     backend = BACKENDS.get(device.split(":")[0], "gloo")
     ranks = Ranks(rank=int(os.environ["RANK"]), world_size=world,
                   local_rank=int(os.environ.get("LOCAL_RANK", "0")), backend=backend)
-    if backend == "nccl":
-        torch.cuda.set_device(ranks.local_rank)
+    if backend in ("nccl", "hccl"):  # each rank on its own accelerator before the group forms
+        from engine.native.parallel import set_accelerator
+        set_accelerator(ranks.device_for(device.split(":")[0]))
     if not torch.distributed.is_initialized():
         torch.distributed.init_process_group(backend=backend)
     return ranks

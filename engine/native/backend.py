@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import asyncio
 import queue
+import signal
+import sys
 import threading
 import time
 from typing import Any, AsyncIterator
@@ -10,6 +12,9 @@ from typing import Any, AsyncIterator
 from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, SamplingParams, StreamDelta
 from engine.native.llm_engine import LLMEngine, LogitsProcessor, RequestOutput
 
+# Under torchrun, a rank that fails makes torchrun SIGTERM the others (30 s before SIGKILL).
+SIGTERM_REASON = ("stopped by SIGTERM before it finished (under torchrun: another rank failed or the job was "
+                  "stopped); rerun the same command to retry it")
 # EngineOptions.extra keys passed through to LLMEngine.
 _EXTRA_KEYS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching", "max_prefill_chunk", "int4",
                "tp", "ep", "dp_attention", "dist_timeout_s")
@@ -35,10 +40,14 @@ class NativeEngine(Engine):
         self._inbox: queue.Queue = queue.Queue()
         self._sinks: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = {}
         self._closed = False
+        self._closed_reason = "engine is closed"
+        self._interrupted = False
         self._fatal: str | None = None
         self._counter = 0
         self._thread = threading.Thread(target=self._loop, name="native-engine", daemon=True)
         self._thread.start()
+        if getattr(engine, "parallel", None) is not None:
+            self._record_on_sigterm()
 
     @classmethod
     def from_options(cls, options: EngineOptions) -> "NativeEngine":
@@ -109,7 +118,7 @@ class NativeEngine(Engine):
             yield self._error_delta("this model takes no images (text-only); the request has image parts", t0)
             return
         if self._closed:
-            yield self._error_delta("engine is closed", t0)
+            yield self._error_delta(self._closed_reason, t0)
             return
         try:
             prompt = self.engine.tokenizer.render_chat(_text_messages(request.messages))
@@ -126,7 +135,7 @@ class NativeEngine(Engine):
         logits_processor: see LLMEngine.add_request."""
         t0 = time.perf_counter()
         if self._closed:
-            yield self._error_delta("engine is closed", t0)
+            yield self._error_delta(self._closed_reason, t0)
             return
         ids = list(prompt_token_ids)
         self._counter += 1
@@ -179,7 +188,7 @@ class NativeEngine(Engine):
 
     async def check_ready(self) -> None:
         if self._closed:
-            raise EngineError("engine is closed")
+            raise EngineError(self._closed_reason)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, **self.engine.describe()}
@@ -191,5 +200,28 @@ class NativeEngine(Engine):
         # Abort (free blocks) only when the loop is gone: then this thread may touch the engine.
         self._fail_all("the engine was shut down (aclose) while this request was in flight",
                        abort=not self._thread.is_alive())
-        if not self._thread.is_alive():  # collectives (tensor parallel) only from one thread at a time
+        # Collectives (tensor parallel) only from one thread at a time; after SIGTERM the peers are being
+        # stopped too, and a stop message to a dead one could wait for the control group's long timeout.
+        if not self._thread.is_alive() and not self._interrupted:
             self.engine.close()
+
+    def interrupt(self, reason: str) -> None:
+        """Fail every request in flight with `reason` and refuse new ones; the caller records them as errors."""
+        self._interrupted = self._closed = True
+        self._closed_reason = reason
+        self._fail_all(reason, abort=False)  # the engine thread may be inside a step: leave its state alone
+
+    def _record_on_sigterm(self) -> None:
+        """Rank 0 of a parallel launch: on SIGTERM, unfinished requests become error records and the caller
+        releases its run lock, instead of the process dying with nothing recorded."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not inside the caller's loop (the server installs its own SIGTERM drain)
+            return
+
+        def on_sigterm() -> None:
+            print(f"rank 0: SIGTERM; {len(self._sinks)} request(s) in flight and every one not yet started are "
+                  "recorded as errors", file=sys.stderr)
+            self.interrupt(SIGTERM_REASON)
+
+        loop.add_signal_handler(signal.SIGTERM, on_sigterm)

@@ -87,6 +87,16 @@ def rank_device(device: torch.device) -> torch.device:
         return device
     local = int(os.environ.get("LOCAL_RANK", "0"))
     dev = torch.device(device.type, local)
-    if device.type == "cuda":
-        torch.cuda.set_device(dev)
+    set_accelerator(dev)
     return dev
+
+
+def set_accelerator(dev: torch.device | str) -> None:
+    """Make `dev` (e.g. cuda:1, npu:1) this process's current device, so that NCCL/HCCL and unplaced tensors use it."""
+    kind = str(dev).split(":")[0]
+    if kind == "cuda":
+        torch.cuda.set_device(dev)
+    elif kind == "npu":
+        if not hasattr(torch, "npu"):
+            import torch_npu  # noqa: F401  (registers torch.npu and the "npu" device type)
+        torch.npu.set_device(dev)

@@ -21,7 +21,7 @@ EXAMPLES = """\
       --judge-base-url http://127.0.0.1:8000/v1      # re-grade the same outputs with another judge
   python -m harness grade runs/aime-demo --judge llm --judge-engine native --judge-model smollm2-135m
                                                      # the built-in engine as the judge, no server needed
-  python -m harness grade runs/gpqa-M --judge rules+llm --judge-model judge-model \
+  python -m harness grade runs/gpqa-M --judge rules+llm --judge-model judge-model \\
       --judge-base-url http://127.0.0.1:8000/v1      # rules first; only what they cannot read costs a judge call
 """
 

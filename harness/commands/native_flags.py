@@ -63,7 +63,26 @@ def native_extra(args: argparse.Namespace) -> dict:
 def run_tp_worker(args: argparse.Namespace) -> int | None:
     """Under torchrun with --tp N or --ep N, ranks other than 0 only run model shards for rank 0 and write
     nothing; returns their exit code, or None on rank 0 (and without either flag)."""
-    if parallel_size(args) <= 1 or int(os.environ.get("RANK", "0")) == 0:
+    if parallel_size(args) <= 1:
+        return None
+    if int(os.environ.get("RANK", "0")) == 0:
+        announce_rank_zero(args)
         return None
     from engine.native.tensor_parallel import run_worker
     return run_worker(device=args.device, threads=args.threads, timeout_s=args.dist_timeout)
+
+
+def announce_rank_zero(args: argparse.Namespace) -> None:
+    """Say on stderr which host and node became rank 0 and what it writes: the rendezvous decides, not the user."""
+    import socket
+    import sys
+    from pathlib import Path
+
+    if getattr(args, "out", None):
+        what = f"writes the run to {Path(args.out).resolve()}"
+    elif getattr(args, "port", None):
+        what = f"serves HTTP on {args.host}:{args.port}"
+    else:
+        what = "runs the scheduler and writes the results"
+    print(f"rank 0 of {os.environ.get('WORLD_SIZE', '1')} is on host {socket.gethostname()} "
+          f"(node rank {os.environ.get('GROUP_RANK', '0')}): {what}", file=sys.stderr)

@@ -62,7 +62,8 @@ def _task_tables(runs: list[RunData]) -> list[dict[str, Any]]:
         by_task[run.spec.task].append(run)
     tables = []
     for task, task_runs in by_task.items():
-        columns = [{"label": f"{r.path} · {s['judge']['id']}", "summary": s} for r in task_runs for s in r.summaries.values()]
+        columns = [{"label": f"{r.path} · {s['judge']['id']}", "rid": r.rid, "summary": s}
+                   for r in task_runs for s in r.summaries.values()]
         if not columns:
             continue
         cats = sorted({c for col in columns for c in col["summary"].get("per_category", {})})
@@ -75,7 +76,8 @@ def _task_tables(runs: list[RunData]) -> list[dict[str, Any]]:
             item_rows.append({"id": i, "cells": cells, "spread": (max(values) - min(values)) if values else 0.0})
         shown = sorted(item_rows, key=lambda r: -r["spread"])[:HEATMAP_MAX_ITEMS] if len(item_rows) > HEATMAP_MAX_ITEMS \
             else item_rows
-        tables.append({"task": task, "columns": [c["label"] for c in columns], "categories": cat_rows,
+        tables.append({"task": task, "columns": [c["label"] for c in columns], "column_rids": [c["rid"] for c in columns],
+                       "categories": cat_rows,
                        "items": shown, "items_total": len(item_rows)})
     return tables
 

@@ -1,6 +1,7 @@
 """The HTML report in a real headless Chromium: numbers, click-through, escaping, speed at 50,000 samples."""
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -9,10 +10,14 @@ import pytest
 
 from harness.cli import main
 from harness.commands.compare import compare_pair
+from harness.generate import GenerateConfig, run_generation
 from harness.rundir import RunDir
-from tests.judges_llm.runs import make_run
+from engine.base import SamplingParams
+from tasks import get_task
+from tests.judges_llm.runs import AnswerEngine, make_run
 from tests.report.browser import ARTIFACTS, start_chromium, wait_for
-from tests.report.fixtures import ANSWERS, INJECTED, INJECTED_ITEM, LONG_ITEM, build_fixture, summaries
+from tests.report.fixtures import (ANSWERS, INJECTED, INJECTED_ITEM, LONG_ITEM, aime_answer_b, build_fixture,
+                                   summaries)
 
 
 @pytest.fixture(scope="module")
@@ -193,3 +198,68 @@ def test_paired_comparison_matches_compare(browser, built):
     expected = compare_runs(paths["a"], paths["b"], rules)
     assert len(rows) == 1 and rows[0][:3] == [str(paths["a"]), str(paths["b"]), rules]
     assert rows[0][6] == f"{100 * expected['difference']['diff']:+.1f} pts" and rows[0][-1] == expected["verdict"]
+
+
+def rid_of(browser, run: Path) -> str:
+    return js(browser, """return Array.from(document.getElementById('hr-run').options)
+        .find(o => o.text.startsWith(arguments[0] + ' (')).value""", str(run))
+
+
+def listed_rows(browser) -> list[list]:
+    return js(browser, """return Array.from(document.querySelectorAll('#hr-list tbody tr'))
+        .map(tr => [tr.children[0].textContent, tr.children[2].textContent])""")
+
+
+def rows_when(browser, ok, what: str) -> list[list]:
+    def check():
+        rows = listed_rows(browser)
+        return rows if ok(rows) else None
+    return wait_for(check, what=what)
+
+
+def click_heat_cell(browser, rid: str, item: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    cells = browser.find_elements(By.CSS_SELECTOR, f'#items a.cell-link[data-rid="{rid}"][data-item="{item}"]')
+    assert cells, f"no clickable heat-map cell for run {rid}, item {item}"
+    js(browser, "arguments[0].scrollIntoView({block: 'center'})", cells[0])
+    cells[0].click()
+
+
+def test_heat_map_cell_switches_the_viewer_to_its_run(browser, built):
+    paths, index = built
+    open_report(browser, index)
+    choose_run(browser, paths["a"])
+    rid_a, rid_b = rid_of(browser, paths["a"]), rid_of(browser, paths["b"])
+    assert js(browser, "return document.getElementById('hr-run').value") == rid_a
+    click_heat_cell(browser, rid_b, LONG_ITEM)  # run B's column while the viewer shows run A
+    wait_for(lambda: js(browser, "return document.getElementById('hr-run').value") == rid_b, what="viewer on run B")
+    rows = rows_when(browser, lambda rows: len(rows) == 2 and all(len(r[1]) == 1 for r in rows), "run B's rows")
+    assert {r[0] for r in rows} == {LONG_ITEM}  # run B has one judge, so one verdict letter per row
+    open_first_row(browser)
+    assert js(browser, "return document.querySelectorAll('#hr-detail .judge').length") == 1
+    click_heat_cell(browser, rid_a, INJECTED_ITEM)  # and back to run A, two judges
+    wait_for(lambda: js(browser, "return document.getElementById('hr-run').value") == rid_a, what="viewer on run A")
+    rows = rows_when(browser, lambda rows: rows and all(len(r[1]) == 2 for r in rows), "run A's rows")
+    assert {r[0] for r in rows} == {INJECTED_ITEM} and len(rows) == 2
+
+
+def test_overview_fits_a_1400_px_window_with_long_names(browser, tmp_path):
+    task = get_task("aime")
+    model = "/srv/checkpoints/" + "DeepSeek-V3-0324-distilled-into-a-small-llama-for-evaluation-" * 3 + "Q4_1.gguf"
+    run = tmp_path / "runs" / ("aime-" + "with-a-folder-name-nobody-would-shorten-" * 3)
+    cfg = GenerateConfig(task=task, data_path=task.demo_data_path, out=run, samples=1, limit=None,
+                         sampling=SamplingParams(max_tokens=64), progress=False)
+    asyncio.run(run_generation(cfg, AnswerEngine(aime_answer_b), task.load(task.demo_data_path), model))
+    assert main(["grade", str(run), "--judge", "rules", "--no-progress"]) == 0
+    assert main(["report", str(run), "-o", str(tmp_path / "out")]) == 0
+    open_report(browser, tmp_path / "out" / "index.html")
+    size = js(browser, """var t = document.getElementById('overview-table').getBoundingClientRect();
+        var m = document.querySelector('#overview-table tbody td:nth-child(3)');
+        return {right: t.right, inner: window.innerWidth, page: document.documentElement.scrollWidth,
+                model: m.textContent, lines: m.getBoundingClientRect().height / parseFloat(getComputedStyle(m).lineHeight)}""")
+    assert size["inner"] <= 1400
+    assert size["right"] <= size["inner"] and size["page"] <= size["inner"], size
+    assert size["model"] == model and size["lines"] > 1.5  # wrapped, never cut
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "report-overview-long-names.png"))

@@ -177,7 +177,9 @@ class LlamaModel(nn.Module):
         if inter % size:
             problems.append(f"the FFN width {inter} does not split over {size} ranks")
         if problems:
-            raise ValueError(f"--tp {size}: " + "; ".join(problems))
+            fits = [n for n in range(1, hq + 1) if not (hq % n or (hkv % n and n % hkv) or inter % n)]
+            raise ValueError(f"--tp {size}: " + "; ".join(problems) + f"; this model splits over --tp "
+                             + ", ".join(map(str, fits)))
         return dataclasses.replace(config, num_heads=hq // size, num_kv_heads=max(hkv // size, 1),
                                    intermediate_size=inter // size)
 

@@ -155,6 +155,16 @@ var HR = (function () {
     return load("data/" + rid + "-index.js", rid + "-index").then(applyFilters);
   }
 
+  function showItem(item, rid) {  // a heat-map cell names its run: the viewer switches to it before filtering
+    document.getElementById("hr-item").value = "=" + item;
+    if (rid && viewers[rid] && rid !== state.rid) {
+      document.getElementById("hr-run").value = rid;
+      return selectRun(rid);
+    }
+    applyFilters();
+    return Promise.resolve();
+  }
+
   function init(list) {
     list.forEach(function (v) { viewers[v.rid] = v; });
     var select = document.getElementById("hr-run");
@@ -176,17 +186,14 @@ var HR = (function () {
       tr.classList.add("selected");
       showSample(Number(tr.getAttribute("data-pos")));
     });
-    Array.prototype.forEach.call(document.querySelectorAll(".item-link"), function (a) {
-      a.addEventListener("click", function () {
-        document.getElementById("hr-item").value = "=" + a.getAttribute("data-item");
-        applyFilters();
-      });
+    Array.prototype.forEach.call(document.querySelectorAll(".item-link, .cell-link"), function (a) {
+      a.addEventListener("click", function () { showItem(a.getAttribute("data-item"), a.getAttribute("data-rid")); });
     });
     selectRun(select.value);
   }
 
   return {
-    init: init, showSample: showSample, selectRun: selectRun,
+    init: init, showSample: showSample, selectRun: selectRun, showItem: showItem,
     index: function (rid, meta, rows) { indexes[rid] = {meta: meta, rows: rows}; },
     page: function (rid, n, records) { pages[rid + "-p" + ("000" + n).slice(-4)] = records; }
   };
