@@ -1,0 +1,152 @@
+"""Readers for the public evaluation outputs the real-output corpus is drawn from (see SOURCES.md)."""
+from __future__ import annotations
+
+import ast
+import io
+import json
+import re
+import subprocess
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Responses are capped at this many characters; when longer, the end (where answers are) is kept.
+MAX_RESPONSE_CHARS = 12_000
+
+
+@dataclass
+class Candidate:
+    """One model response as a source holds it, before it is labelled."""
+
+    id: str
+    shape: str  # "gpqa" (letters, optional choices) or "aime" (an integer)
+    response: str
+    model: str
+    family: str
+    reasoning_model: bool
+    source: dict[str, Any]
+    letters: list[str] | None = None
+    choices: list[str] | None = None
+    hint: Any = None  # the source's own extracted answer: a hint for labelling, never the label itself
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _git(repo: Path, *args: str) -> bytes:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True).stdout
+
+
+def head_commit(repo: Path) -> str:
+    return _git(repo, "rev-parse", "HEAD").decode().strip()
+
+
+def _blob_paths(repo: Path, prefix: str) -> list[str]:
+    """Paths under prefix whose content the snapshot holds (large files are listed but absent)."""
+    out = []
+    for line in _git(repo, "ls-tree", "-r", "-l", "HEAD", prefix).decode().splitlines():
+        meta, path = line.split("\t", 1)
+        if meta.split()[3].isdigit() and _exists(repo, path):
+            out.append(path)
+    return out
+
+
+def _exists(repo: Path, path: str) -> bool:
+    return subprocess.run(["git", "-C", str(repo), "cat-file", "-e", f"HEAD:{path}"],
+                          capture_output=True).returncode == 0
+
+
+def capped(text: str) -> tuple[str, int]:
+    """The response as stored, and how many leading characters were dropped to fit the cap."""
+    if len(text) <= MAX_RESPONSE_CHARS:
+        return text, 0
+    return text[-MAX_RESPONSE_CHARS:], len(text) - MAX_RESPONSE_CHARS
+
+
+FAMILIES = (("llama", "Llama"), ("mixtral", "Mistral"), ("mistral", "Mistral"), ("mathstral", "Mistral"),
+            ("qwen", "Qwen"), ("yi-", "Yi"), ("yi_", "Yi"), ("gemini", "Gemini"), ("gemma", "Gemma"),
+            ("phi-", "Phi"), ("command-r", "Command-R"), ("c4ai", "Command-R"), ("jamba", "Jamba"),
+            ("deepseek", "DeepSeek"), ("claude", "Claude"), ("gpt-", "GPT"), ("chatgpt", "GPT"),
+            ("o1-", "OpenAI o-series"), ("reka", "Reka"), ("grok", "Grok"), ("athene", "Athene"))
+
+
+def family_of(model: str) -> str:
+    low = model.lower()
+    for key, fam in FAMILIES:
+        if key in low:
+            return fam
+    return "other"
+
+
+# --- TIGER-AI-Lab/MMLU-Pro: eval_results/model_outputs_<model>_5shots.zip (Apache-2.0 repository) ---
+
+MMLU_PRO_REPO = "TIGER-AI-Lab/MMLU-Pro"
+
+
+def mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    commit = head_commit(repo)
+    for path in sorted(_blob_paths(repo, "eval_results/")):
+        if not path.endswith(".zip"):
+            continue
+        model = re.sub(r"^model_outputs_|_5shots$", "", Path(path).name[:-4])
+        with zipfile.ZipFile(io.BytesIO(_git(repo, "show", f"HEAD:{path}"))) as zf:
+            inner = [n for n in zf.namelist() if n.endswith(".json")]
+            rows = json.loads(zf.read(inner[0]))
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict):
+                continue
+            text = row.get("generated_text", row.get("model_outputs")) or ""
+            options = row["options"] if isinstance(row["options"], list) else ast.literal_eval(row["options"])
+            text, dropped = capped(text)
+            yield Candidate(
+                id=f"mmlupro:{model}:{row['question_id']}", shape="gpqa", response=text, model=model,
+                family=family_of(model), reasoning_model=False,
+                source={"repo": MMLU_PRO_REPO, "path": path, "member": inner[0], "commit": commit,
+                        "index": i, "license": "Apache-2.0 (repository); MMLU-Pro data MIT"},
+                letters=[chr(65 + k) for k in range(len(options))], choices=[str(o) for o in options],
+                hint=row.get("pred"), extra={"dropped_chars": dropped})
+
+
+# --- WildEval/ZeroEval: result_dirs/{gsm,math-l5}/<model>.json (Apache-2.0 repository) ---
+
+ZEROEVAL_REPO = "WildEval/ZeroEval"
+_INT_RE = re.compile(r"-?\d+")
+
+
+def _gold_integer(row: dict[str, Any]) -> int | None:
+    gold = str(row.get("answer", "")).lstrip("# ").replace(",", "").strip()
+    return int(gold) if _INT_RE.fullmatch(gold) else None
+
+
+def zeroeval_candidates(repo: Path) -> Iterator[Candidate]:
+    commit = head_commit(repo)
+    for task in ("gsm", "math-l5"):
+        for path in sorted(_blob_paths(repo, f"result_dirs/{task}/")):
+            model = Path(path).stem
+            rows = json.loads(_git(repo, "show", f"HEAD:{path}"))
+            for i, row in enumerate(rows):
+                if _gold_integer(row) is None:
+                    continue  # only integer-answer problems: the AIME shape
+                out = row.get("output")
+                text = out[0] if isinstance(out, list) and out else str(out or "")
+                text, dropped = capped(text)
+                yield Candidate(
+                    id=f"zeroeval-{task}:{model}:{row.get('id', i)}", shape="aime", response=text, model=model,
+                    family=family_of(model), reasoning_model=model.startswith("o1-"),
+                    source={"repo": ZEROEVAL_REPO, "path": path, "commit": commit, "index": i,
+                            "license": "Apache-2.0"},
+                    hint=json_answer(text), extra={"dropped_chars": dropped, "task": task})
+
+
+def json_answer(text: str) -> str | None:
+    """The "answer" field of the JSON object the ZeroEval prompt asks for, when the response holds one."""
+    start = text.find("{")
+    end = text.rfind("}")
+    if start < 0 or end < start:
+        return None
+    try:
+        obj = json.loads(text[start:end + 1])
+    except ValueError:
+        return None
+    ans = obj.get("answer") if isinstance(obj, dict) else None
+    return None if ans is None else str(ans)
