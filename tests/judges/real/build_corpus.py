@@ -30,11 +30,14 @@ SKIP = "skip"  # a hand label that leaves the response out of the corpus
 # Per (source, model): responses that the plain rules label, and responses that need a person.
 PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5}
 HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1}
+LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0}
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
 # Base models go on to write a next, made-up few-shot question after answering the real one.
 _NEXT_QUESTION = re.compile(r"\n\s*Question:")
+# An option letter named outside "answer is": "(C)", "\boxed{C}", "option C".
+_LETTER_MENTION = re.compile(r"\([A-J]\)|\\boxed\{[A-J]\}|\b(?:[Oo]ption|[Cc]hoice)\s+\(?[A-J]\b")
 _INTEGER = re.compile(r"-?\d+(?:\.0+)?")
 _NUMBER = re.compile(r"-?\d*\.\d+|-?\d+/\d+")
 # The "answer" field of the JSON object ZeroEval asks for, quoted or not, even when the JSON is malformed.
@@ -77,8 +80,17 @@ def _rank(key: str) -> str:
     return hashlib.sha256(f"{SEED}:{key}".encode()).hexdigest()
 
 
-def select(candidates: list[Candidate]) -> list[tuple[Candidate, bool, Any, str | None]]:
-    """A fixed, seeded sample per (source, model): plain responses and responses a person must read."""
+def _names_a_letter(c: Candidate) -> bool:
+    """Whether a multiple-choice response names some option letter (a harder read than none at all)."""
+    return c.shape == "gpqa" and bool(_ANSWER_IS.search(c.response) or _LETTER_MENTION.search(c.response))
+
+
+def select(candidates: list[Candidate]) -> list[tuple[Candidate, str, Any, str | None, str]]:
+    """A fixed, seeded sample per (source, model): plain responses and responses a person must read.
+
+    The last field is the sample's batch: "v1" (plain and hard) or "letters" (hard responses that name
+    a letter, added later with their own seed so that the first batch and its split stay as they were).
+    """
     by_stratum: dict[str, list[Candidate]] = defaultdict(list)
     for c in candidates:
         if c.response.strip():
@@ -90,8 +102,13 @@ def select(candidates: list[Candidate]) -> list[tuple[Candidate, bool, Any, str 
         labelled = [(c, *plain_label(c)) for c in group]
         plain = [x for x in labelled if x[1] == "plain"]
         hard = [x for x in labelled if x[1] == "hard"]
-        chosen += rng.sample(plain, min(PLAIN_PER_MODEL[source], len(plain)))
-        chosen += rng.sample(hard, min(HARD_PER_MODEL[source], len(hard)))
+        first = rng.sample(plain, min(PLAIN_PER_MODEL[source], len(plain)))
+        first += rng.sample(hard, min(HARD_PER_MODEL[source], len(hard)))
+        taken = {x[0].id for x in first}
+        lettered = [x for x in hard if x[0].id not in taken and _names_a_letter(x[0])]
+        rng2 = random.Random(f"{SEED}:letters:{stratum}")
+        chosen += [(*x, "v1") for x in first]
+        chosen += [(*x, "letters") for x in rng2.sample(lettered, min(LETTERED_PER_MODEL[source], len(lettered)))]
     return chosen
 
 
@@ -139,26 +156,26 @@ def main(argv: list[str] | None = None) -> None:
     candidates = list(mmlu_pro_candidates(args.mmlu_pro)) + list(zeroeval_candidates(args.zeroeval))
     chosen = select(candidates)
     hand = load_hand_labels()
-    kept: list[tuple[Candidate, Any, str | None, str]] = []
+    kept: list[tuple[Candidate, Any, str | None, str, str]] = []
     queue = []
     skipped = 0
-    for c, status, label, why in chosen:
+    for c, status, label, why, batch in chosen:
         if c.shape == "gpqa" and len(c.letters or []) < 2:
             skipped += 1  # a damaged source item with a single option is not a choice
         elif c.id in hand and hand[c.id]["label"] == SKIP:
             skipped += 1  # read by hand and found outside the shape (e.g. a non-integer answer)
         elif c.id in hand:
-            kept.append((c, hand[c.id]["label"], hand[c.id].get("why"), "read by hand"))
+            kept.append((c, hand[c.id]["label"], hand[c.id].get("why"), "read by hand", batch))
         elif status == "plain":
-            kept.append((c, label, why, "plain rules, agreeing with the source"))
+            kept.append((c, label, why, "plain rules, agreeing with the source", batch))
         else:
             queue.append(c)
     strata: dict[str, list[str]] = defaultdict(list)
-    for c, *_ in kept:
-        strata[_stratum(c)].append(c.id)
+    for c, *_, batch in kept:
+        strata[f"{_stratum(c)}:{batch}"].append(c.id)  # per batch, so a later batch moves no earlier record
     split = assign_splits(strata)
     rows: dict[str, list[dict[str, Any]]] = {"tuning": [], "heldout": []}
-    for c, label, why, method in kept:
+    for c, label, why, method, _ in kept:
         rows[split[c.id]].append(record(c, label, why, method, split[c.id]))
     for name, path in SPLIT_FILES.items():
         text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
