@@ -20,7 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from tests.judges.real.sources import Candidate, mmlu_pro_candidates, zeroeval_candidates
+from tests.judges.real.sources import Candidate, gsm_solution_candidates, mmlu_pro_candidates, zeroeval_candidates
 
 HERE = Path(__file__).parent
 HAND_LABELS = HERE / "hand_labels.jsonl"
@@ -28,9 +28,9 @@ SPLIT_FILES = {"tuning": HERE / "corpus_tuning.jsonl.gz", "heldout": HERE / "cor
 SEED = "real-output-corpus-v1"
 SKIP = "skip"  # a hand label that leaves the response out of the corpus
 # Per (source, model): responses that the plain rules label, and responses that need a person.
-PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5}
-HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1}
-LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0}
+PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm8k-paper": 25}
+HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3}
+LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0}
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -42,12 +42,17 @@ _INTEGER = re.compile(r"-?\d+(?:\.0+)?")
 _NUMBER = re.compile(r"-?\d*\.\d+|-?\d+/\d+")
 # The "answer" field of the JSON object ZeroEval asks for, quoted or not, even when the JSON is malformed.
 _ANSWER_FIELD = re.compile(r'"answer"\s*:\s*(?:"([^"\n]*)"|(?=-?\d)([-\d.,]+))')
+# The GSM8K paper's solutions end with a line "A: <answer>".
+_A_LINE = re.compile(r"^A: (.*)$", re.MULTILINE)
 # Currency signs and unit words around a number ("$20", "6 hours", "315 miles").
 _UNIT = re.compile(r"^\$|\\\$|\s*[A-Za-z][A-Za-z ]*\.?$")
 
 
 def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
-    """(status, label, why): status "plain" (labelled here), "hard" (a person reads it) or "skip"."""
+    """(status, label, why): status "plain" (labelled here), "hard" (a person reads it) or "skip".
+
+    Integer answers are read from the JSON "answer" field (ZeroEval) or the final "A: ..." line (GSM8K paper).
+    """
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -59,7 +64,10 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
                        "the label is the answer to the question asked")
             return "plain", said[0], why
         return "hard", None, None
-    fields = {(quoted or bare).strip() for quoted, bare in _ANSWER_FIELD.findall(c.response)}
+    if c.id.startswith("gsm8k-paper:"):
+        fields = {v.strip() for v in _A_LINE.findall(c.response)}
+    else:
+        fields = {(quoted or bare).strip() for quoted, bare in _ANSWER_FIELD.findall(c.response)}
     if len(fields) != 1:
         return "hard", None, None
     value = _UNIT.sub("", fields.pop().replace(",", "")).strip()
@@ -151,9 +159,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mmlu-pro", type=Path, required=True, help="git dir of TIGER-AI-Lab/MMLU-Pro")
     ap.add_argument("--zeroeval", type=Path, required=True, help="git dir of WildEval/ZeroEval")
+    ap.add_argument("--gsm8k", type=Path, required=True, help="git dir of openai/grade-school-math")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
-    candidates = list(mmlu_pro_candidates(args.mmlu_pro)) + list(zeroeval_candidates(args.zeroeval))
+    candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
+                  *gsm_solution_candidates(args.gsm8k)]
     chosen = select(candidates)
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []

@@ -150,3 +150,27 @@ def json_answer(text: str) -> str | None:
         return None
     ans = obj.get("answer") if isinstance(obj, dict) else None
     return None if ans is None else str(ans)
+
+
+# --- openai/grade-school-math: grade_school_math/data/example_model_solutions.jsonl (MIT) ---
+
+GSM_REPO = "openai/grade-school-math"
+GSM_PATH = "grade_school_math/data/example_model_solutions.jsonl"
+GSM_VARIANTS = ("6b_finetuning", "6b_verification", "175b_finetuning", "175b_verification")
+
+
+def gsm_solution_candidates(repo: Path) -> Iterator[Candidate]:
+    """GPT-3 (6B and 175B) GSM8K solutions from the GSM8K paper; each ends "A: <answer>" when it answers."""
+    commit = head_commit(repo)
+    for i, line in enumerate(_git(repo, "show", f"HEAD:{GSM_PATH}").decode("utf-8").splitlines()):
+        row = json.loads(line)
+        for variant in GSM_VARIANTS:
+            text, dropped = capped(row[variant]["solution"])
+            model = f"GPT-3 {variant.replace('_', ' ')}"
+            answer = re.findall(r"^A: (.*)$", text, re.MULTILINE)
+            yield Candidate(
+                id=f"gsm8k-paper:{variant}:{i}", shape="aime", response=text, model=model, family="GPT-3",
+                reasoning_model=False,
+                source={"repo": GSM_REPO, "path": GSM_PATH, "commit": commit, "index": i, "license": "MIT",
+                        "field": f"{variant}.solution"},
+                hint=answer[-1] if answer else None, extra={"dropped_chars": dropped})

@@ -66,7 +66,9 @@ def test_labels_fit_their_shape(corpus):
 def test_no_duplicates(corpus):
     ids = Counter(rec["id"] for rows in corpus.values() for _, rec in rows)
     assert not [i for i, c in ids.items() if c > 1]
-    places = Counter((rec["source"]["repo"], rec["source"]["path"], rec["source"]["index"])
+    # One file can hold several models' answers to an item: "member"/"field" tell them apart.
+    places = Counter((rec["source"]["repo"], rec["source"]["path"], rec["source"].get("member"),
+                      rec["source"]["index"], rec["source"].get("field"))
                      for rows in corpus.values() for _, rec in rows)
     assert not [p for p, c in places.items() if c > 1]
 
