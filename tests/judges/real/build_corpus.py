@@ -20,7 +20,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from tests.judges.real.sources import Candidate, gsm_solution_candidates, mmlu_pro_candidates, zeroeval_candidates
+from tests.judges.real.sources import (Candidate, gsm_solution_candidates, mmlu_pro_candidates,
+                                      reasoning_trace_candidates, zeroeval_candidates)
 
 HERE = Path(__file__).parent
 HAND_LABELS = HERE / "hand_labels.jsonl"
@@ -28,9 +29,10 @@ SPLIT_FILES = {"tuning": HERE / "corpus_tuning.jsonl.gz", "heldout": HERE / "cor
 SEED = "real-output-corpus-v1"
 SKIP = "skip"  # a hand label that leaves the response out of the corpus
 # Per (source, model): responses that the plain rules label, and responses that need a person.
-PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm8k-paper": 25}
-HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3}
-LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0}
+# The reasoning traces are few: every integer-answer one is taken, and all are read by hand.
+PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm8k-paper": 25, "r1-traces": 0}
+HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100}
+LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0}
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -64,6 +66,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
                        "the label is the answer to the question asked")
             return "plain", said[0], why
         return "hard", None, None
+    if c.id.startswith("r1-traces:"):
+        return "hard", None, None  # few enough to read every one
     if c.id.startswith("gsm8k-paper:"):
         fields = {v.strip() for v in _A_LINE.findall(c.response)}
     else:
@@ -160,10 +164,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--mmlu-pro", type=Path, required=True, help="git dir of TIGER-AI-Lab/MMLU-Pro")
     ap.add_argument("--zeroeval", type=Path, required=True, help="git dir of WildEval/ZeroEval")
     ap.add_argument("--gsm8k", type=Path, required=True, help="git dir of openai/grade-school-math")
+    ap.add_argument("--traces", type=Path, required=True, help="git dir of markyx316/LLM-Reasoning-Trace-Topology")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
-                  *gsm_solution_candidates(args.gsm8k)]
+                  *gsm_solution_candidates(args.gsm8k), *reasoning_trace_candidates(args.traces)]
     chosen = select(candidates)
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []

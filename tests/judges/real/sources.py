@@ -174,3 +174,28 @@ def gsm_solution_candidates(repo: Path) -> Iterator[Candidate]:
                 source={"repo": GSM_REPO, "path": GSM_PATH, "commit": commit, "index": i, "license": "MIT",
                         "field": f"{variant}.solution"},
                 hint=answer[-1] if answer else None, extra={"dropped_chars": dropped})
+
+
+# --- markyx316/LLM-Reasoning-Trace-Topology: data/traces/*.jsonl (MIT) ---
+
+TRACES_REPO = "markyx316/LLM-Reasoning-Trace-Topology"
+TRACES_FILES = ("data/traces/math500_deepseek_r1.jsonl", "data/traces/pilot_math500_r1.jsonl",
+                "data/traces/pilot_math500_qwen7b.jsonl", "data/traces/pilot_math500_llama8b.jsonl")
+
+
+def reasoning_trace_candidates(repo: Path) -> Iterator[Candidate]:
+    """DeepSeek-R1 and R1-distilled models on MATH-500, with their thinking; integer answers only."""
+    commit = head_commit(repo)
+    for path in TRACES_FILES:
+        for i, line in enumerate(_git(repo, "show", f"HEAD:{path}").decode("utf-8").splitlines()):
+            row = json.loads(line)
+            gold = str(row.get("ground_truth", "")).strip()
+            if not _INT_RE.fullmatch(gold):
+                continue
+            text, dropped = capped(row.get("full_response") or "")
+            model = row.get("model_short_name") or row.get("model_name") or "unknown"
+            yield Candidate(
+                id=f"r1-traces:{Path(path).stem}:{i}", shape="aime", response=text, model=model,
+                family="DeepSeek-R1", reasoning_model=True,
+                source={"repo": TRACES_REPO, "path": path, "commit": commit, "index": i, "license": "MIT"},
+                hint=row.get("extracted_answer"), extra={"dropped_chars": dropped})
