@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.judges.real.measure import SPLITS, corpus_path, outcome
+from tests.judges.real.measure import OUTCOMES, SPLITS, corpus_path, load, measure, outcome, table
 from tests.judges.real.sources import MAX_RESPONSE_CHARS
 
 HERE = Path(__file__).parent
@@ -100,3 +100,21 @@ def test_outcome_counts_each_kind_of_mistake():
     assert outcome("B", "B") == "correct" and outcome(None, None) == "correct"
     assert outcome("B", "C") == "wrong" and outcome(12, 13) == "wrong"
     assert outcome("B", None) == "miss" and outcome(None, "B") == "false"
+
+
+def test_no_gpqa_material(corpus):
+    # GPQA's authors ask that its questions stay out of plain text online: no record may come from it.
+    for split, rows in corpus.items():
+        for n, rec in rows:
+            src = rec["source"]
+            where = " ".join((rec["id"], src["repo"], src["path"], str(src.get("member", "")))).lower()
+            assert "gpqa" not in where, f"{corpus_path(split).name}:{n}: {where}"
+
+
+def test_measure_counts_every_record_once():
+    records = load("all")
+    results = list(measure(records))
+    assert len(results) == len(records)
+    assert {r.outcome for r in results} <= set(OUTCOMES)
+    total_line = [line for line in table(results, "source").splitlines() if line.startswith("TOTAL")][0]
+    assert int(total_line.split()[1]) == len(records)
