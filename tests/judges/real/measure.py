@@ -1,6 +1,7 @@
 """Runs today's rules readers over a split of the real-output corpus and counts how they read it.
 
-    python -m tests.judges.real.measure [--split tuning|heldout|all] [--by model|source|family] [--show wrong,miss,false]
+    python -m tests.judges.real.measure [--split tuning|heldout|all] [--by model|source|family]
+                                        [--source PREFIX] [--show wrong,miss,false]
 
 correct: the reader's answer equals the label (or both are none); wrong: a different letter or integer
 (a silent wrong answer); miss: no answer where the label has one; false: an answer where the label is none;
@@ -102,9 +103,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=(*SPLITS, "all"), default="tuning")
     ap.add_argument("--by", choices=("model", "source", "family"), default="model")
+    ap.add_argument("--source", help="only records whose id starts with this (e.g. mmlupro, r1-traces)")
     ap.add_argument("--show", default="", help="comma-separated outcomes whose records to print (tail of response)")
     args = ap.parse_args(argv)
-    results = list(measure(load(args.split)))
+    records = [r for r in load(args.split) if not args.source or r["id"].startswith(args.source)]
+    results = list(measure(records))
     print(f"split: {args.split}")
     print(table(results, args.by))
     shown = set(filter(None, args.show.split(",")))

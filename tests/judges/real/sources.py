@@ -30,6 +30,7 @@ class Candidate:
     letters: list[str] | None = None
     choices: list[str] | None = None
     hint: Any = None  # the source's own extracted answer: a hint for labelling, never the label itself
+    asked_format: str = ""  # how the source's prompt asked the model to give its answer
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -104,7 +105,8 @@ def mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
                 source={"repo": MMLU_PRO_REPO, "path": path, "member": inner[0], "commit": commit,
                         "index": i, "license": "Apache-2.0 (repository); MMLU-Pro data MIT"},
                 letters=[chr(65 + k) for k in range(len(options))], choices=[str(o) for o in options],
-                hint=row.get("pred"), extra={"dropped_chars": dropped})
+                hint=row.get("pred"), asked_format='5-shot chain of thought ending "The answer is (X)"',
+                extra={"dropped_chars": dropped})
 
 
 # --- WildEval/ZeroEval: result_dirs/{gsm,math-l5}/<model>.json (Apache-2.0 repository) ---
@@ -135,7 +137,8 @@ def zeroeval_candidates(repo: Path) -> Iterator[Candidate]:
                     family=family_of(model), reasoning_model=model.startswith("o1-"),
                     source={"repo": ZEROEVAL_REPO, "path": path, "commit": commit, "index": i,
                             "license": "Apache-2.0"},
-                    hint=json_answer(text), extra={"dropped_chars": dropped, "task": task})
+                    hint=json_answer(text), asked_format='a JSON object with "reasoning" and "answer" fields',
+                    extra={"dropped_chars": dropped, "task": task})
 
 
 def json_answer(text: str) -> str | None:
@@ -173,7 +176,8 @@ def gsm_solution_candidates(repo: Path) -> Iterator[Candidate]:
                 reasoning_model=False,
                 source={"repo": GSM_REPO, "path": GSM_PATH, "commit": commit, "index": i, "license": "MIT",
                         "field": f"{variant}.solution"},
-                hint=answer[-1] if answer else None, extra={"dropped_chars": dropped})
+                hint=answer[-1] if answer else None,
+                asked_format='finetuned on solutions that end with a line "A: <answer>"', extra={"dropped_chars": dropped})
 
 
 # --- markyx316/LLM-Reasoning-Trace-Topology: data/traces/*.jsonl (MIT) ---
@@ -198,4 +202,5 @@ def reasoning_trace_candidates(repo: Path) -> Iterator[Candidate]:
                 id=f"r1-traces:{Path(path).stem}:{i}", shape="aime", response=text, model=model,
                 family="DeepSeek-R1", reasoning_model=True,
                 source={"repo": TRACES_REPO, "path": path, "commit": commit, "index": i, "license": "MIT"},
-                hint=row.get("extracted_answer"), extra={"dropped_chars": dropped})
+                hint=row.get("extracted_answer"), asked_format="none: the prompt is the problem text alone",
+                extra={"dropped_chars": dropped})

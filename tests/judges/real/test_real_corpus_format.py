@@ -15,7 +15,7 @@ from tests.judges.real.sources import MAX_RESPONSE_CHARS
 HERE = Path(__file__).parent
 SOURCES_MD = (HERE / "SOURCES.md").read_text(encoding="utf-8")
 REQUIRED = ("id", "shape", "response", "model", "family", "reasoning_model", "source", "label",
-            "label_method", "why", "split", "trimmed_chars")
+            "label_method", "why", "split", "trimmed_chars", "asked_format")
 MIN_RECORDS = 1000
 MAX_TOTAL_BYTES = 5_000_000
 
@@ -40,6 +40,7 @@ def test_every_record_is_complete(corpus):
             assert isinstance(rec["response"], str) and rec["response"].strip(), f"{where}: empty response"
             assert len(rec["response"]) <= MAX_RESPONSE_CHARS, f"{where}: response over the cap"
             assert isinstance(rec["trimmed_chars"], int) and rec["trimmed_chars"] >= 0, where
+            assert rec["asked_format"], f"{where}: no asked_format"
             src = rec["source"]
             assert re.fullmatch(r"[0-9a-f]{40}", src["commit"]), f"{where}: commit {src['commit']!r}"
             assert src["path"] and isinstance(src["index"], int) and src["license"], where
