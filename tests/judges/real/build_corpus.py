@@ -74,9 +74,10 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         fields = {(quoted or bare).strip() for quoted, bare in _ANSWER_FIELD.findall(c.response)}
     if len(fields) != 1:
         return "hard", None, None
-    value = _UNIT.sub("", fields.pop().replace(",", "")).strip()
+    written = fields.pop()
+    value = _UNIT.sub("", written.replace(",", "")).strip()
     if _INTEGER.fullmatch(value):
-        why = None if value == (c.hint or "").strip() else f"answer field {c.hint!r} read as {int(float(value))}"
+        why = None if value == written else f"answer written {written!r}, read as {int(float(value))}"
         return "plain", int(float(value)), why
     if _NUMBER.fullmatch(value):
         return "skip", None, None  # a committed non-integer: not the integer shape
