@@ -96,3 +96,11 @@ def test_bad_limit_settings_are_a_clear_error_before_the_model_loads(flag, value
 def test_an_unset_key_variable_is_a_clear_error():
     r = _harness("serve", "--api-key-env", "SURELY_UNSET_SERVE_KEY_VAR", env={"SURELY_UNSET_SERVE_KEY_VAR": ""})
     assert r.returncode == 2 and "SURELY_UNSET_SERVE_KEY_VAR" in r.stderr
+
+
+def test_serve_rejects_out_of_range_numbers_with_an_argparse_error():
+    for flag, value in (("--max-body-mb", "-1"), ("--max-body-mb", "inf"), ("--port", "70000"),
+                        ("--max-connections-per-client", "0"), ("--header-timeout-s", "nan")):
+        r = _harness("serve", flag, value, timeout=60)
+        assert r.returncode == 2, (flag, value, r.stderr)
+        assert f"argument {flag}" in r.stderr and "Traceback" not in r.stderr, r.stderr
