@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from engine.base import Engine
 from engine.server.adapter import ServingAdapter
 from engine.server.admission import Admission
+from engine.server.connections import ConnectionLimits, ConnectionTracker, default_max_connections
 from engine.server.errors import APIError, error_body, install_error_handlers
 from engine.server.generation import Runtime, collect
 from engine.server.metrics import ServerMetrics
@@ -39,6 +40,14 @@ class ServerSettings:
     max_seqs_per_request: int = 256  # prompts x n: one request may not ask for more sequences than this
     body_timeout_s: float = 30.0  # the whole request body must arrive within this (408 otherwise)
     shutdown_grace_s: float = 5.0  # running requests may finish for this long after SIGTERM (CLI default: 30)
+    header_timeout_s: float = 10.0  # a request's headers must be complete this long after its first byte (408)
+    keep_alive_timeout_s: float = 30.0  # idle keep-alive connections are closed after this long
+    max_connections: int | None = None  # open connections in total; None: 2048, or less under a low open-file limit
+    max_connections_per_client: int = 256  # open connections from one client address
+
+    def connection_limits(self) -> ConnectionLimits:
+        total = self.max_connections if self.max_connections is not None else default_max_connections()
+        return ConnectionLimits(self.header_timeout_s, self.keep_alive_timeout_s, total, self.max_connections_per_client)
 
 
 class GuardMiddleware:
@@ -138,6 +147,7 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
     served = {settings.served_model_name, *settings.aliases}
     rt = Runtime(adapter, admission, metrics, served)
     drain = Drain()
+    connections = ConnectionTracker(settings.connection_limits())  # enforced by the launcher's protocol class
     created = int(time.time())
 
     async def lifespan(_: FastAPI):
@@ -149,6 +159,7 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
     app.state.runtime = rt
     app.state.drain = drain  # the launcher begins it when uvicorn starts shutting down
     app.state.settings = settings
+    app.state.connections = connections
     install_error_handlers(app, on_reject=metrics.rejected)
     app.add_middleware(GuardMiddleware, settings=settings, metrics=metrics, drain=drain)
 
@@ -200,7 +211,7 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
 
     @app.get("/metrics")
     async def prometheus() -> PlainTextResponse:
-        text = metrics.render(admission.running, admission.waiting, adapter.stats())
+        text = metrics.render(admission.running, admission.waiting, adapter.stats(), connections)
         return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
     return app

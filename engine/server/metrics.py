@@ -89,8 +89,15 @@ class ServerMetrics:
     def rejected(self, status: int) -> None:
         self.requests_rejected[status] = self.requests_rejected.get(status, 0) + 1
 
-    def render(self, running: int, waiting: int, engine_stats: dict[str, Any]) -> str:
+    def render(self, running: int, waiting: int, engine_stats: dict[str, Any], connections: Any = None) -> str:
         lines: list[str] = []
+        if connections is not None:
+            lines += _scalar("gauge", "harness_connections_open", "Open HTTP connections.", connections.total)
+            lines += _scalar("counter", "harness_connections_refused_total",
+                             "Connections closed on arrival: over the total or per-address cap.", connections.refused)
+            lines += _scalar("counter", "harness_connections_header_timeouts_total",
+                             "Connections closed because their request headers did not arrive in time.",
+                             connections.header_timeouts)
         lines += _scalar("gauge", "harness_requests_running", "Requests holding an admission slot (sent to the engine).", running)
         lines += _scalar("gauge", "harness_requests_waiting", "Requests in the server's bounded waiting queue.", waiting)
         lines += _scalar("counter", "harness_prompt_tokens_total", "Prompt tokens of admitted requests.", self.prompt_tokens)
