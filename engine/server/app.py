@@ -37,6 +37,7 @@ class ServerSettings:
     max_body_bytes: int = 4 * 1024 * 1024
     max_model_len: int | None = None
     aliases: tuple[str, ...] = ()
+    max_running_per_request: int | None = None  # running sequences one request may hold; None: half of max_running
     max_seqs_per_request: int = 256  # prompts x n: one request may not ask for more sequences than this
     body_timeout_s: float = 30.0  # the whole request body must arrive within this (408 otherwise)
     shutdown_grace_s: float = 5.0  # running requests may finish for this long after SIGTERM (CLI default: 30)
@@ -143,7 +144,7 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
     adapter = ServingAdapter(engine, settings.max_model_len)
     metrics = ServerMetrics()
     max_running = settings.max_running or adapter.max_num_seqs or 256
-    admission = Admission(max_running, settings.max_waiting, settings.retry_after_s)
+    admission = Admission(max_running, settings.max_waiting, settings.retry_after_s, settings.max_running_per_request)
     served = {settings.served_model_name, *settings.aliases}
     rt = Runtime(adapter, admission, metrics, served)
     drain = Drain()
