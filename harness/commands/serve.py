@@ -31,6 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--api-key-env", help="environment variable holding the API key; clients must send it as a bearer token")
     p.add_argument("--max-waiting", type=non_negative_int, default=512, help="bounded waiting queue; beyond it requests get 429")
     p.add_argument("--max-running", type=positive_int, help="requests inside the engine at once (default: --max-num-seqs)")
+    p.add_argument("--max-running-per-request", type=positive_int,
+                   help="running sequences one request may hold at once; its other sequences wait their turn "
+                        "(default: half of --max-running)")
     p.add_argument("--max-body-mb", type=positive_float, default=4.0,
                    help="largest request body accepted, in MiB (default 4; beyond it: 400)")
     p.add_argument("--max-seqs-per-request", type=positive_int, default=256,
@@ -50,6 +53,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "open-file limit less 128 when that is lower)")
     p.add_argument("--max-connections-per-client", type=positive_int, default=256,
                    help="open connections from one client address; more are answered 503 and closed (default 256)")
+    p.add_argument("--grammar-timeout-s", type=positive_float, default=10.0,
+                   help="response_format: a schema must compile within this many seconds (default 10; else 400)")
+    p.add_argument("--max-schema-depth", type=positive_int, default=64,
+                   help="response_format: deepest nesting of objects/arrays in a schema (default 64; beyond: 400)")
+    p.add_argument("--max-schema-bytes", type=positive_int, default=128 * 1024,
+                   help="response_format: largest schema, as compact JSON (default 131072; beyond: 400)")
+    p.add_argument("--grammar-cache-size", type=non_negative_int, default=64,
+                   help="response_format: compiled grammars kept, by schema hash (default 64)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                    help="server log level (default: %(default)s)")
     p.add_argument("--device", help="cpu|cuda|npu (default: detected)")
@@ -109,7 +120,10 @@ def run(args: argparse.Namespace) -> int:
                               max_seqs_per_request=args.max_seqs_per_request, body_timeout_s=args.body_timeout_s,
                               shutdown_grace_s=args.shutdown_grace_s, header_timeout_s=args.header_timeout_s,
                               keep_alive_timeout_s=args.keep_alive_timeout_s, max_connections=args.max_connections,
-                              max_connections_per_client=args.max_connections_per_client)
+                              max_connections_per_client=args.max_connections_per_client,
+                              max_running_per_request=args.max_running_per_request,
+                              grammar_timeout_s=args.grammar_timeout_s, max_schema_depth=args.max_schema_depth,
+                              max_schema_bytes=args.max_schema_bytes, grammar_cache_size=args.grammar_cache_size)
     d = engine.describe()
 
     def announce(url: str) -> None:
