@@ -48,6 +48,12 @@ class _Workers:
         if entry is not None:
             entry[0].kill()
 
+    def close(self, tokenizer: Any) -> None:
+        with self._lock:
+            entry = self._by_tokenizer.pop(id(tokenizer), None)
+        if entry is not None:
+            entry[0].close()
+
 
 _WORKERS = _Workers()
 
@@ -132,3 +138,8 @@ def compile_response_format(tokenizer: Any, kind: str, schema: dict[str, Any] | 
 def cancel_compile(tokenizer: Any) -> None:
     """Stop the compile running for `tokenizer` (its client left); it raises CompileCancelled."""
     _WORKERS.cancel(tokenizer)
+
+
+def close_compiler(tokenizer: Any) -> None:
+    """Stop `tokenizer`'s compiler process, if one was started (the engine is closing)."""
+    _WORKERS.close(tokenizer)

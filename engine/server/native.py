@@ -73,6 +73,11 @@ class ServingNativeEngine(NativeEngine):
         from engine.constrained import cancel_compile
         cancel_compile(self.tokenizer)
 
+    async def aclose(self) -> None:
+        from engine.constrained.grammar import close_compiler
+        close_compiler(self.tokenizer)
+        await super().aclose()
+
     def ignore_eos_constraint(self) -> "EOSMask":
         return EOSMask(sorted(self.engine.eos_ids))
 
