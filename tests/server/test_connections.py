@@ -57,7 +57,8 @@ def _metrics(srv) -> dict[str, float]:
 
 
 def test_idle_and_trickling_sockets_from_one_address_are_capped_and_closed_while_others_are_served():
-    with fake_server(FakeEngine(), header_timeout_s=1.0, keep_alive_timeout_s=1.0,
+    # A header timeout long enough that the attacker's sockets are still open while the others are checked.
+    with fake_server(FakeEngine(), header_timeout_s=5.0, keep_alive_timeout_s=5.0,
                      max_connections_per_client=8, max_connections=100) as srv:
         idle = [_connect(srv, ATTACKER) for _ in range(4)]
         trickling = [_connect(srv, ATTACKER) for _ in range(4)]
@@ -79,10 +80,10 @@ def test_idle_and_trickling_sockets_from_one_address_are_capped_and_closed_while
             assert m["harness_connections_open"] == 9  # the attacker's 8 and this client's one
         # The held sockets are closed by the server: silent ones and those that trickle their headers.
         for s in trickling:
-            closed, got = _wait_closed(s, 15, trickle=b"a")
+            closed, got = _wait_closed(s, 30, trickle=b"a")
             assert closed and got.startswith(b"HTTP/1.1 408"), got
         for s in idle:
-            assert _wait_closed(s, 15)[0]
+            assert _wait_closed(s, 30)[0]
         m = _metrics(srv)
         assert m["harness_connections_header_timeouts_total"] == 8
         assert m["harness_connections_open"] <= 1  # (the scrape's own connection)

@@ -41,7 +41,7 @@ def _timed_small(srv) -> float:
 @pytest.mark.slow  # ~30 s on an idle 2-core machine
 def test_a_small_request_behind_a_wide_one_waits_a_bounded_multiple_of_its_solo_latency(native):
     _timed_small(native)  # warm up
-    solo = min(_timed_small(native) for _ in range(2))
+    solo_before = [_timed_small(native) for _ in range(2)]
     done: dict[str, float] = {}
 
     def wide() -> None:
@@ -60,10 +60,12 @@ def test_a_small_request_behind_a_wide_one_waits_a_bounded_multiple_of_its_solo_
     behind = _timed_small(native)
     thread.join()
     assert "wide" in done
+    solo = sorted(solo_before + [_timed_small(native)])[1]  # the median of three solo runs, before and after
     print(f"small request alone {solo:.2f} s, behind the wide one {behind:.2f} s; wide {done['wide']:.2f} s")
-    # Before fair admission the small request waited for all 16 wide sequences (> 10x its solo latency here).
-    assert behind < 6 * solo, f"small request: {behind:.2f} s behind the wide one, {solo:.2f} s alone"
-    assert behind < done["wide"] / 3
+    # Before fair admission the small request waited for all 16 wide sequences: as long as the wide request itself
+    # (27.8 s of 28.0 s, 12x its solo latency, on a busy 2-core machine). Both ratios are measured in this test.
+    assert behind < done["wide"] / 4, f"small request: {behind:.2f} s behind a wide one of {done['wide']:.2f} s"
+    assert behind < 10 * solo, f"small request: {behind:.2f} s behind the wide one, {solo:.2f} s alone"
     m = _metrics(native)
-    assert m["harness_request_queue_time_seconds_count"] == 5  # 4 small requests and the wide one
-    assert m["harness_sequence_queue_time_seconds_count"] == 4 + 16
+    assert m["harness_request_queue_time_seconds_count"] == 6  # 5 small requests and the wide one
+    assert m["harness_sequence_queue_time_seconds_count"] == 5 + 16
