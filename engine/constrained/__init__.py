@@ -7,11 +7,14 @@ The engine-facing contract is `TokenConstraint` (one object per request):
   constraint.rollback(n)      undo the last n accepted tokens (speculative decoding rejections)
 `sync(output_token_ids)` accepts whatever tokens the engine appended since the last call, so a hook
 that only sees logits (before sampling) can keep the matcher in step without an after-sampling call.
+Schemas compile in a child process (engine.constrained.worker), so a slow compile can be stopped.
 """
 from __future__ import annotations
 
 from engine.constrained.grammar import (
-    GrammarConstraint, TokenConstraint, compile_response_format, constraints_available,
+    GrammarConstraint, TokenConstraint, cancel_compile, compile_response_format, constraints_available,
 )
+from engine.constrained.worker import CompileCancelled, CompileTimeout
 
-__all__ = ["GrammarConstraint", "TokenConstraint", "compile_response_format", "constraints_available"]
+__all__ = ["CompileCancelled", "CompileTimeout", "GrammarConstraint", "TokenConstraint", "cancel_compile",
+           "compile_response_format", "constraints_available"]

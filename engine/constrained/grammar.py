@@ -7,6 +7,8 @@ from typing import Any, Callable, Protocol
 
 import torch
 
+from engine.constrained.worker import CompileWorker
+
 _DEFAULT_OBJECT = {"type": "object"}
 
 
@@ -25,24 +27,35 @@ def constraints_available() -> bool:
     return True
 
 
-class _Compilers:
-    """One xgrammar GrammarCompiler per tokenizer (building the vocabulary index is the slow part)."""
+class _Workers:
+    """One compile worker (a child process) per tokenizer; the parent keeps the tokenizer info to load results."""
 
     def __init__(self) -> None:
-        self._by_tokenizer: dict[int, tuple[Any, Any]] = {}
+        self._by_tokenizer: dict[int, tuple[CompileWorker, Any]] = {}
         self._lock = threading.Lock()
 
-    def get(self, tokenizer: Any, vocab_size: int | None, stop_ids: list[int]) -> tuple[Any, Any]:
+    def get(self, tokenizer: Any, vocab_size: int | None, stop_ids: list[int]) -> tuple[CompileWorker, Any]:
         key = id(tokenizer)
         with self._lock:
             if key not in self._by_tokenizer:
                 import xgrammar as xgr
                 info = _tokenizer_info(xgr, tokenizer, vocab_size, stop_ids)
-                self._by_tokenizer[key] = (xgr.GrammarCompiler(info, max_threads=1, cache_enabled=True), info)
+                self._by_tokenizer[key] = (CompileWorker(info), info)
             return self._by_tokenizer[key]
 
+    def cancel(self, tokenizer: Any) -> None:
+        entry = self._by_tokenizer.get(id(tokenizer))
+        if entry is not None:
+            entry[0].kill()
 
-_COMPILERS = _Compilers()
+    def close(self, tokenizer: Any) -> None:
+        with self._lock:
+            entry = self._by_tokenizer.pop(id(tokenizer), None)
+        if entry is not None:
+            entry[0].close()
+
+
+_WORKERS = _Workers()
 
 
 def _tokenizer_info(xgr: Any, tokenizer: Any, vocab_size: int | None, stop_ids: list[int]) -> Any:
@@ -105,23 +118,28 @@ class GrammarConstraint:
 
 
 def compile_response_format(tokenizer: Any, kind: str, schema: dict[str, Any] | None = None,
-                            vocab_size: int | None = None,
-                            stop_ids: list[int] | None = None) -> Callable[[], GrammarConstraint]:
-    """Compile once per request body; the returned factory makes a fresh matcher per choice.
-
-    Raises ValueError for a schema xgrammar cannot compile, RuntimeError when xgrammar is missing."""
+                            vocab_size: int | None = None, stop_ids: list[int] | None = None,
+                            timeout_s: float = 30.0) -> Callable[[], GrammarConstraint]:
+    """Compile once per schema (in a child process, stopped after `timeout_s`); the factory makes a fresh matcher
+    per choice. ValueError for a schema xgrammar cannot compile, CompileTimeout, CompileCancelled (see
+    `cancel_compile`), RuntimeError when xgrammar is missing."""
     if not constraints_available():
         raise RuntimeError("constrained decoding needs the `xgrammar` package (pip install xgrammar)")
     if kind not in ("json_object", "json_schema"):
         raise ValueError(f"unsupported response_format type {kind!r}")
     vocab_size = vocab_size or getattr(tokenizer, "vocab_size", None)
     stop_ids = list(stop_ids if stop_ids is not None else getattr(tokenizer, "stop_token_ids", []) or [])
-    compiler, info = _COMPILERS.get(tokenizer, vocab_size, stop_ids)
-    target = schema if kind == "json_schema" else _DEFAULT_OBJECT
-    try:
-        # Compact JSON: with free whitespace a small model can emit blank lines until max_tokens.
-        compiled = compiler.compile_json_schema(json.dumps(target), any_whitespace=False)
-    except Exception as exc:  # xgrammar raises RuntimeError/ValueError with its parser's message
-        raise ValueError(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__) from exc
+    worker, info = _WORKERS.get(tokenizer, vocab_size, stop_ids)
+    compiled = worker.compile(json.dumps(schema if kind == "json_schema" else _DEFAULT_OBJECT), timeout_s)
     size = info.vocab_size
     return lambda: GrammarConstraint(compiled, size)
+
+
+def cancel_compile(tokenizer: Any) -> None:
+    """Stop the compile running for `tokenizer` (its client left); it raises CompileCancelled."""
+    _WORKERS.cancel(tokenizer)
+
+
+def close_compiler(tokenizer: Any) -> None:
+    """Stop `tokenizer`'s compiler process, if one was started (the engine is closing)."""
+    _WORKERS.close(tokenizer)

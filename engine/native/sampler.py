@@ -21,8 +21,11 @@ def filtered_probs(logits: torch.Tensor, params: list[SamplingParams]) -> torch.
     top_p = torch.tensor([p.top_p for p in params], dtype=probs.dtype)
     if bool((top_p < 1).any()):
         sorted_p, order = probs.sort(dim=-1, descending=True)
-        # Keep the smallest prefix whose mass reaches top_p (mass strictly before a token; the top one stays).
-        sorted_p = sorted_p.masked_fill((sorted_p.cumsum(-1) - sorted_p) >= top_p[:, None], 0.0)
+        # Keep the smallest prefix whose mass reaches top_p (mass strictly before a token). The top token always
+        # stays: a top_p that underflows to 0 in float32 (below ~1.4e-45) then means greedy, not "mask all".
+        drop = (sorted_p.cumsum(-1) - sorted_p) >= top_p[:, None]
+        drop[:, 0] = False
+        sorted_p = sorted_p.masked_fill(drop, 0.0)
         probs = torch.zeros_like(probs).scatter_(-1, order, sorted_p)
     return probs / probs.sum(-1, keepdim=True)
 

@@ -4,7 +4,9 @@
   errors.py      OpenAI-style error bodies; validation failures become 400s naming the field
   planning.py    a body -> engine requests (one per choice): sampling params, context-length checks
   adapter.py     optional engine capabilities (tokenizer, raw prompts, stats, constraints) by duck typing
-  admission.py   bounded FIFO in front of the engine, decided on arrival; 429 + Retry-After when full
+  admission.py   fair admission: sequences share running slots between requests; bounded queue, 429 when full
+  grammars.py    response_format compiles: depth/size/time limits, one at a time, cancelled on hang-up, cached
+  connections.py below the app: header deadline, caps on open connections per client address and in total
   generation.py  runs a plan's choices, records TTFT/TPOT, aborts the engine request when the client leaves
   responses.py   JSON bodies and SSE chunks
   streaming.py   the SSE response: holds the admission ticket, watches for disconnects, ends cleanly at shutdown

@@ -8,8 +8,10 @@ then uses:
   max_num_seqs              how many requests it batches at once (the server's default running limit)
   stream_prompt(request_id, prompt_token_ids, params, logits_constraint=None) -> AsyncIterator[StreamDelta]
                             raw-prompt generation (/v1/completions, and chat when a constraint is set)
-  compile_response_format(kind, schema) -> () -> TokenConstraint
+  compile_response_format(kind, schema[, timeout_s]) -> () -> TokenConstraint
                             structured output (engine.constrained); passed to stream_prompt per choice
+  cancel_response_format_compile()
+                            stop the compile in progress (with timeout_s: the engine enforces the limit)
   ignore_eos_constraint() -> TokenConstraint
                             a constraint that masks end-of-sequence tokens (the `ignore_eos` extension)
   stats() -> dict           keys as in metrics.ENGINE_METRICS (KV blocks, prefix cache, speculative tokens)
@@ -53,9 +55,22 @@ class ServingAdapter:
     def ignore_eos_constraint(self) -> Callable[[], Any]:
         return self.engine.ignore_eos_constraint
 
-    def compile_response_format(self, kind: str, schema: dict[str, Any] | None) -> Callable[[], Any]:
-        """A factory of per-request constraints (see engine.constrained); ValueError for a bad schema."""
+    def compile_response_format(self, kind: str, schema: dict[str, Any] | None,
+                                timeout_s: float | None = None) -> Callable[[], Any]:
+        """A factory of per-request constraints (see engine.constrained); ValueError for a bad schema.
+        Blocking: the server calls it off the event loop."""
+        if timeout_s is not None and self.supports_compile_cancel:
+            return self.engine.compile_response_format(kind, schema, timeout_s=timeout_s)
         return self.engine.compile_response_format(kind, schema)
+
+    @property
+    def supports_compile_cancel(self) -> bool:
+        return hasattr(self.engine, "cancel_response_format_compile")
+
+    def cancel_compile(self) -> None:
+        """Stop the compile in progress, when the engine can (its client left)."""
+        if self.supports_compile_cancel:
+            self.engine.cancel_response_format_compile()
 
     @property
     def supports_images(self) -> bool:

@@ -14,8 +14,10 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from engine.base import Engine
 from engine.server.adapter import ServingAdapter
 from engine.server.admission import Admission
+from engine.server.connections import ConnectionLimits, ConnectionTracker, default_max_connections
 from engine.server.errors import APIError, error_body, install_error_handlers
 from engine.server.generation import Runtime, collect
+from engine.server.grammars import GrammarCompiles, GrammarLimits
 from engine.server.metrics import ServerMetrics
 from engine.server.planning import check_model, check_width, plan_chat, plan_completion
 from engine.server.responses import engine_failure, full_response, sse_stream
@@ -36,9 +38,27 @@ class ServerSettings:
     max_body_bytes: int = 4 * 1024 * 1024
     max_model_len: int | None = None
     aliases: tuple[str, ...] = ()
+    max_running_per_request: int | None = None  # running sequences one request may hold; None: half of max_running
     max_seqs_per_request: int = 256  # prompts x n: one request may not ask for more sequences than this
     body_timeout_s: float = 30.0  # the whole request body must arrive within this (408 otherwise)
     shutdown_grace_s: float = 5.0  # running requests may finish for this long after SIGTERM (CLI default: 30)
+    header_timeout_s: float = 10.0  # a request's headers must be complete this long after its first byte (408)
+    keep_alive_timeout_s: float = 30.0  # idle keep-alive connections are closed after this long
+    max_connections: int | None = None  # open connections in total; None: 2048, or less under a low open-file limit
+    max_connections_per_client: int = 256  # open connections from one client address
+
+    grammar_timeout_s: float = 10.0  # response_format compile time limit (400 beyond)
+    max_schema_depth: int = 64  # response_format schema nesting limit (400 beyond)
+    max_schema_bytes: int = 128 * 1024  # response_format schema size limit, as compact JSON (400 beyond)
+    grammar_cache_size: int = 64  # compiled grammars kept by schema hash
+
+    def grammar_limits(self) -> GrammarLimits:
+        return GrammarLimits(self.grammar_timeout_s, self.max_schema_depth, self.max_schema_bytes,
+                             self.grammar_cache_size, self.max_waiting)
+
+    def connection_limits(self) -> ConnectionLimits:
+        total = self.max_connections if self.max_connections is not None else default_max_connections()
+        return ConnectionLimits(self.header_timeout_s, self.keep_alive_timeout_s, total, self.max_connections_per_client)
 
 
 class GuardMiddleware:
@@ -134,10 +154,12 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
     adapter = ServingAdapter(engine, settings.max_model_len)
     metrics = ServerMetrics()
     max_running = settings.max_running or adapter.max_num_seqs or 256
-    admission = Admission(max_running, settings.max_waiting, settings.retry_after_s)
+    admission = Admission(max_running, settings.max_waiting, settings.retry_after_s, settings.max_running_per_request)
     served = {settings.served_model_name, *settings.aliases}
     rt = Runtime(adapter, admission, metrics, served)
+    grammars = GrammarCompiles(adapter, settings.grammar_limits())
     drain = Drain()
+    connections = ConnectionTracker(settings.connection_limits())  # enforced by the launcher's protocol class
     created = int(time.time())
 
     async def lifespan(_: FastAPI):
@@ -149,6 +171,7 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
     app.state.runtime = rt
     app.state.drain = drain  # the launcher begins it when uvicorn starts shutting down
     app.state.settings = settings
+    app.state.connections = connections
     install_error_handlers(app, on_reject=metrics.rejected)
     app.add_middleware(GuardMiddleware, settings=settings, metrics=metrics, drain=drain)
 
@@ -170,22 +193,32 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
             raise APIError(500, failure, code="engine_error")
         return JSONResponse(full_response(rt, plan, completions))
 
-    async def _plan(planner: Any, body: Any) -> Any:
+    async def _plan(planner: Any, body: Any, request: Request) -> Any:
         check_model(body.model, served)
         check_width(body, settings.max_seqs_per_request)
-        if body.response_format is not None and body.response_format.type != "text":
-            # Compiling a grammar (and importing xgrammar the first time) takes milliseconds to seconds:
-            # off the event loop, so other streams keep flowing.
-            return await asyncio.to_thread(planner, body, adapter, body.model)
-        return planner(body, adapter, body.model)
+        fmt = body.response_format
+        compiled = None
+        if fmt is not None and fmt.type != "text" and adapter.supports_constraints:
+            # Limits, a queue, a time limit and a cache; compiled off the event loop and stopped if the client leaves.
+            schema = fmt.json_schema.schema_ if fmt.json_schema else None
+            compiled = await grammars.factory(fmt.type, schema, lambda: wait_disconnect(request.receive))
+            if compiled is None:
+                return None
+        return planner(body, adapter, body.model, compiled)
+
+    async def _plan_and_serve(planner: Any, request: Request, body: Any) -> Response:
+        plan = await _plan(planner, body, request)
+        if plan is None:
+            return Response(status_code=499)  # the client left while its grammar compiled
+        return await _serve(request, plan)
 
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request, body: ChatCompletionRequest) -> Response:
-        return await _serve(request, await _plan(plan_chat, body))
+        return await _plan_and_serve(plan_chat, request, body)
 
     @app.post("/v1/completions")
     async def completions(request: Request, body: CompletionRequest) -> Response:
-        return await _serve(request, await _plan(plan_completion, body))
+        return await _plan_and_serve(plan_completion, request, body)
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
@@ -196,11 +229,13 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        return {"status": "ok", "running": admission.running, "waiting": admission.waiting}
+        return {"status": "ok", "running": admission.running, "waiting": admission.waiting,
+                "compiling": grammars.compiling, "compile_waiting": grammars.waiting}
 
     @app.get("/metrics")
     async def prometheus() -> PlainTextResponse:
-        text = metrics.render(admission.running, admission.waiting, adapter.stats())
+        text = metrics.render(admission.running, admission.waiting, adapter.stats(), connections)
+        text += "\n".join(grammars.metric_lines()) + "\n"
         return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
     return app

@@ -33,7 +33,18 @@ class Runtime:
     served_names: set[str] = field(default_factory=set)
 
 
-async def _choice_events(rt: Runtime, plan: Plan, choice: Choice, arrival: float) -> AsyncIterator[ChoiceEvent]:
+async def _choice_events(rt: Runtime, plan: Plan, choice: Choice, ticket: Ticket) -> AsyncIterator[ChoiceEvent]:
+    """One choice on the engine, inside its own admission slot (a wide request's choices take turns)."""
+    await ticket.acquire()
+    rt.metrics.sequence_queue.observe(time.perf_counter() - ticket.arrival)
+    try:
+        async for ev in _engine_events(rt, plan, choice, ticket.arrival):
+            yield ev
+    finally:
+        ticket.done_one()
+
+
+async def _engine_events(rt: Runtime, plan: Plan, choice: Choice, arrival: float) -> AsyncIterator[ChoiceEvent]:
     constraint = plan.constraint_factory() if plan.constraint_factory else None
     if choice.prompt_ids is not None:
         gen = rt.adapter.stream_prompt(choice.request_id, choice.prompt_ids, choice.params, constraint)
@@ -74,27 +85,27 @@ def _record_finish(rt: Runtime, done: Completion, arrival: float, first: float |
 
 
 async def plan_events(rt: Runtime, plan: Plan, ticket: Ticket) -> AsyncIterator[ChoiceEvent]:
-    """All choices' events, interleaved as they come; waits for the ticket's slots and gives them back at the end."""
-    arrival = ticket.arrival
+    """All choices' events, interleaved as they come; waits for the request's first slot, and gives every slot back
+    at the end."""
     n = len(plan.choices)
     try:
         await ticket.wait()
     except BaseException:
         ticket.release()
         raise
-    rt.metrics.queue.observe(time.perf_counter() - arrival)
+    rt.metrics.queue.observe(ticket.started - ticket.arrival)  # type: ignore[operator]
     if plan.prompt_tokens:
         rt.metrics.prompt_tokens += plan.prompt_tokens
     try:
         if n == 1:  # the common case, without a task per choice
-            async for ev in _choice_events(rt, plan, plan.choices[0], arrival):
+            async for ev in _choice_events(rt, plan, plan.choices[0], ticket):
                 yield ev
             return
         queue: asyncio.Queue[Any] = asyncio.Queue()
 
         async def pump(choice: Choice) -> None:
             try:
-                async for ev in _choice_events(rt, plan, choice, arrival):
+                async for ev in _choice_events(rt, plan, choice, ticket):
                     await queue.put(ev)
             except BaseException as exc:  # noqa: BLE001 - handed to the consumer below
                 await queue.put(exc)

@@ -11,6 +11,7 @@ import uvicorn
 
 from engine.base import Engine, EngineError
 from engine.server.app import ServerSettings, create_app
+from engine.server.connections import guarded_protocol, protocol_class
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -55,10 +56,12 @@ class _GracefulServer(uvicorn.Server):
 def _server(app: Any, log_level: str, http: str = "auto") -> _GracefulServer:
     # "auto" takes httptools and uvloop when installed (less CPU per streamed token), else h11 and
     # asyncio. Access logs cost CPU on every request, so they are off.
-    grace = app.state.settings.shutdown_grace_s
-    return _GracefulServer(uvicorn.Config(app, log_level=log_level, access_log=False, http=http, loop="auto",
-                                          lifespan="on", timeout_keep_alive=30,
-                                          timeout_graceful_shutdown=grace + _SHUTDOWN_BACKSTOP_S))
+    # The protocol class adds what uvicorn lacks: a header deadline and caps on open connections.
+    settings, tracker = app.state.settings, app.state.connections
+    protocol = guarded_protocol(protocol_class(http), tracker)
+    return _GracefulServer(uvicorn.Config(app, log_level=log_level, access_log=False, http=protocol, loop="auto",
+                                          lifespan="on", timeout_keep_alive=tracker.limits.keep_alive_timeout_s,
+                                          timeout_graceful_shutdown=settings.shutdown_grace_s + _SHUTDOWN_BACKSTOP_S))
 
 
 def run_server(engine: Engine, settings: ServerSettings, host: str = "127.0.0.1", port: int = 8000,

@@ -9,6 +9,7 @@ from typing import Any
 # Bucket edges in seconds, close to vLLM's, with finer steps where CPU decoding lands.
 TTFT_BUCKETS = (0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0)
 TPOT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5)
+QUEUE_BUCKETS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 600.0)
 E2E_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 60.0, 120.0, 300.0, 600.0)
 
 
@@ -76,7 +77,10 @@ class ServerMetrics:
         self.ttft = Histogram("harness_time_to_first_token_seconds", "Time from arrival to the first output token.", TTFT_BUCKETS)
         self.tpot = Histogram("harness_time_per_output_token_seconds", "(E2E - TTFT) / (output tokens - 1) per request.", TPOT_BUCKETS)
         self.e2e = Histogram("harness_e2e_request_latency_seconds", "Arrival to last token, per request (choice).", E2E_BUCKETS)
-        self.queue = Histogram("harness_request_queue_time_seconds", "Time waiting for an admission slot.", E2E_BUCKETS)
+        self.queue = Histogram("harness_request_queue_time_seconds",
+                               "Per request: arrival to its first admission slot.", QUEUE_BUCKETS)
+        self.sequence_queue = Histogram("harness_sequence_queue_time_seconds",
+                                        "Per sequence (choice): request arrival to that sequence's slot.", QUEUE_BUCKETS)
         self.prompt_tokens = 0
         self.generation_tokens = 0
         self.requests_finished: dict[str, int] = {}
@@ -89,10 +93,17 @@ class ServerMetrics:
     def rejected(self, status: int) -> None:
         self.requests_rejected[status] = self.requests_rejected.get(status, 0) + 1
 
-    def render(self, running: int, waiting: int, engine_stats: dict[str, Any]) -> str:
+    def render(self, running: int, waiting: int, engine_stats: dict[str, Any], connections: Any = None) -> str:
         lines: list[str] = []
-        lines += _scalar("gauge", "harness_requests_running", "Requests holding an admission slot (sent to the engine).", running)
-        lines += _scalar("gauge", "harness_requests_waiting", "Requests in the server's bounded waiting queue.", waiting)
+        if connections is not None:
+            lines += _scalar("gauge", "harness_connections_open", "Open HTTP connections.", connections.total)
+            lines += _scalar("counter", "harness_connections_refused_total",
+                             "Connections closed on arrival: over the total or per-address cap.", connections.refused)
+            lines += _scalar("counter", "harness_connections_header_timeouts_total",
+                             "Connections closed because their request headers did not arrive in time.",
+                             connections.header_timeouts)
+        lines += _scalar("gauge", "harness_requests_running", "Sequences holding an admission slot (inside the engine).", running)
+        lines += _scalar("gauge", "harness_requests_waiting", "Requests in the server's bounded waiting queue (no sequence started yet).", waiting)
         lines += _scalar("counter", "harness_prompt_tokens_total", "Prompt tokens of admitted requests.", self.prompt_tokens)
         lines += _scalar("counter", "harness_generation_tokens_total", "Output tokens streamed or returned.", self.generation_tokens)
         lines += ["# HELP harness_requests_finished_total Finished requests (choices) by finish reason.",
@@ -105,7 +116,7 @@ class ServerMetrics:
             lines.append(f'harness_requests_rejected_total{{status="{status}"}} {self.requests_rejected.get(status, 0)}')
         lines += _scalar("counter", "harness_requests_cancelled_total", "Requests cancelled because the client went away.",
                          self.requests_cancelled)
-        for hist in (self.ttft, self.tpot, self.e2e, self.queue):
+        for hist in (self.ttft, self.tpot, self.e2e, self.queue, self.sequence_queue):
             lines += hist.render()
         for key, (name, kind, help_text) in ENGINE_METRICS.items():
             if key in engine_stats and engine_stats[key] is not None:

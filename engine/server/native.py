@@ -63,10 +63,20 @@ class ServingNativeEngine(NativeEngine):
     def from_options(cls, options: EngineOptions) -> "ServingNativeEngine":
         return super().from_options(options)  # type: ignore[return-value]
 
-    def compile_response_format(self, kind: str, schema: dict[str, Any] | None) -> Callable[[], Any]:
+    def compile_response_format(self, kind: str, schema: dict[str, Any] | None,
+                                timeout_s: float = 30.0) -> Callable[[], Any]:
         from engine.constrained import compile_response_format
         return compile_response_format(self.tokenizer, kind, schema, vocab_size=self.engine.model_config.vocab_size,
-                                       stop_ids=sorted(self.engine.eos_ids))
+                                       stop_ids=sorted(self.engine.eos_ids), timeout_s=timeout_s)
+
+    def cancel_response_format_compile(self) -> None:
+        from engine.constrained import cancel_compile
+        cancel_compile(self.tokenizer)
+
+    async def aclose(self) -> None:
+        from engine.constrained.grammar import close_compiler
+        close_compiler(self.tokenizer)
+        await super().aclose()
 
     def ignore_eos_constraint(self) -> "EOSMask":
         return EOSMask(sorted(self.engine.eos_ids))

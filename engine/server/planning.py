@@ -94,7 +94,8 @@ def _seed(base: int | None, i: int) -> int | None:
     return None if base is None else (base + i) % (2 ** 63)
 
 
-def _constraint(fmt: ResponseFormat | None, adapter: ServingAdapter, ignore_eos: bool = False) -> Callable[[], Any] | None:
+def _constraint(fmt: ResponseFormat | None, adapter: ServingAdapter, ignore_eos: bool = False,
+                compiled: Callable[[], Any] | None = None) -> Callable[[], Any] | None:
     if fmt is None or fmt.type == "text":
         if not ignore_eos:
             return None
@@ -105,6 +106,8 @@ def _constraint(fmt: ResponseFormat | None, adapter: ServingAdapter, ignore_eos:
     if not adapter.supports_constraints:
         raise APIError(400, "this engine does not support constrained decoding (response_format "
                             f"{fmt.type!r})", param="response_format")
+    if compiled is not None:  # compiled by the server's grammar queue (engine.server.grammars)
+        return compiled
     try:
         return adapter.compile_response_format(fmt.type, fmt.json_schema.schema_ if fmt.json_schema else None)
     except ValueError as exc:
@@ -130,9 +133,10 @@ def check_width(body: Union[ChatCompletionRequest, CompletionRequest], limit: in
                        code="too_many_sequences")
 
 
-def plan_chat(body: ChatCompletionRequest, adapter: ServingAdapter, served_name: str) -> Plan:
+def plan_chat(body: ChatCompletionRequest, adapter: ServingAdapter, served_name: str,
+              compiled: Callable[[], Any] | None = None) -> Plan:
     messages = _messages(body, adapter)
-    constraint = _constraint(body.response_format, adapter, body.ignore_eos)
+    constraint = _constraint(body.response_format, adapter, body.ignore_eos, compiled)
     try:
         prompt_ids = adapter.chat_prompt_ids(messages)
     except Exception as exc:  # a template that rejects the conversation (e.g. bad role order)
@@ -151,12 +155,13 @@ def plan_chat(body: ChatCompletionRequest, adapter: ServingAdapter, served_name:
                 constraint, body.continuous_usage)
 
 
-def plan_completion(body: CompletionRequest, adapter: ServingAdapter, served_name: str) -> Plan:
+def plan_completion(body: CompletionRequest, adapter: ServingAdapter, served_name: str,
+                    compiled: Callable[[], Any] | None = None) -> Plan:
     if body.echo:
         raise APIError(400, "echo is not supported", param="echo")
     if not adapter.supports_prompts:
         raise APIError(400, "this engine takes chat messages only; use /v1/chat/completions", param="prompt")
-    constraint = _constraint(body.response_format, adapter, body.ignore_eos)
+    constraint = _constraint(body.response_format, adapter, body.ignore_eos, compiled)
     prompts = body.prompts()
     pid = f"cmpl-{uuid.uuid4().hex}"
     choices, total = [], 0

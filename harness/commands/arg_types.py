@@ -21,6 +21,10 @@ def _bounded(cast: Callable[[str], float], what: str, ok: Callable[[float], bool
 # Counts of samples, tokens, items or requests: 0 is an error, never "the default".
 positive_int = _bounded(int, "a whole number", lambda v: v >= 1, ">= 1")
 non_negative_int = _bounded(int, "a whole number", lambda v: v >= 0, ">= 0")
-# Seconds, GiB.
+# Seconds, GiB, MB.
 positive_float = _bounded(float, "a number", lambda v: v > 0, "> 0")
 non_negative_float = _bounded(float, "a number", lambda v: v >= 0, ">= 0")
+# TCP ports (0 asks the system for a free one).
+port_number = _bounded(int, "a whole number", lambda v: 0 <= v <= 65535, "in 0..65535")
+# Nucleus mass: a value that rounds to 0 in float32 is still > 0 here; the sampler treats it as greedy.
+probability = _bounded(float, "a number", lambda v: 0 < v <= 1, "in (0, 1]")

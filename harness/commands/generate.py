@@ -8,7 +8,8 @@ from pathlib import Path
 
 from engine import ENGINES, EngineOptions, SamplingParams, create_engine
 from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
-from harness.commands.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
+from harness.commands.arg_types import (non_negative_float, non_negative_int, positive_float, positive_int,
+                                       probability)
 from harness.commands.native_flags import (add_int4_argument, add_nextn_argument, add_parallel_arguments,
                                            native_extra, run_tp_worker)
 from harness.generate import (GenerateConfig, claim_run_dir, describe_result, limit_items, load_task_data,
@@ -43,7 +44,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=positive_int, default=4096,
                    help="most tokens generated per response (default: %(default)s)")
     p.add_argument("--temperature", type=float, default=0.6, help="sampling temperature; 0 = greedy (default: %(default)s)")
-    p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling; 1 = off (default: %(default)s)")
+    p.add_argument("--top-p", type=probability, default=0.95,
+                   help="nucleus sampling in (0, 1]; 1 = off, tiny = greedy (default: %(default)s)")
     p.add_argument("--top-k", type=int, default=0,
                    help="sample among the K most likely tokens; 0 = off (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="run seed: per-sample seeds and GPQA shuffles derive from it")

@@ -7,6 +7,7 @@ import os
 import sys
 
 from engine.base import EngineError, EngineOptions
+from harness.commands.arg_types import non_negative_float, non_negative_int, port_number, positive_float, positive_int
 from harness.commands.native_flags import (add_int4_argument, add_nextn_argument, add_parallel_arguments,
                                            native_extra, run_tp_worker)
 
@@ -22,32 +23,55 @@ EXAMPLES = """\
 DEFAULT_MODEL = "smollm2-135m"
 
 
+# Front-end limits: (ServerSettings field = flag name, type, default, help). See docs/server.md for each.
+SERVER_LIMITS = (
+    ("max_waiting", non_negative_int, 512, "bounded waiting queue, in requests; beyond it: 429"),
+    ("max_running", positive_int, None, "sequences inside the engine at once (default: --max-num-seqs)"),
+    ("max_running_per_request", positive_int, None,
+     "running sequences one request may hold; its others wait their turn (default: half of --max-running)"),
+    ("max_seqs_per_request", positive_int, 256, "most sequences one request may ask for, prompts x n; beyond: 400"),
+    ("body_timeout_s", positive_float, 30.0, "the whole request body must arrive within this many seconds; else 408"),
+    ("shutdown_grace_s", non_negative_float, 30.0,
+     "on SIGTERM, running requests may finish for this long, then open streams end with an error event"),
+    ("header_timeout_s", positive_float, 10.0, "a request's headers (a new connection's first request) must arrive "
+                                               "within this many seconds of their first byte; else 408 and close"),
+    ("keep_alive_timeout_s", positive_float, 30.0, "idle keep-alive connections are closed after this many seconds"),
+    ("max_connections", positive_int, None, "open connections in total; more get 503 and are closed (default 2048, "
+                                            "or the open-file limit less 128 when that is lower)"),
+    ("max_connections_per_client", positive_int, 256,
+     "open connections from one client address; more get 503 and are closed"),
+    ("grammar_timeout_s", positive_float, 10.0, "response_format: a schema must compile within this many seconds; else 400"),
+    ("max_schema_depth", positive_int, 64, "response_format: deepest nesting of objects/arrays in a schema; beyond: 400"),
+    ("max_schema_bytes", positive_int, 128 * 1024, "response_format: largest schema, as compact JSON; beyond: 400"),
+    ("grammar_cache_size", non_negative_int, 64, "response_format: compiled grammars kept, by schema hash"),
+)
+
+
+def _add_limits(p: argparse.ArgumentParser) -> None:
+    for name, kind, default, text in SERVER_LIMITS:
+        shown = "" if default is None else " (default: %(default)s)"
+        p.add_argument("--" + name.replace("_", "-"), type=kind, default=default, help=text + shown)
+    p.add_argument("--max-body-mb", type=positive_float, default=4.0,
+                   help="largest request body accepted, in MiB; beyond it: 400 (default: %(default)s)")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=DEFAULT_MODEL, help=f"model name or path (default: {DEFAULT_MODEL})")
     p.add_argument("--served-model-name", help="name clients send as `model` (default: --model)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
-    p.add_argument("--port", type=int, default=8000, help="TCP port to listen on (default: %(default)s)")
+    p.add_argument("--port", type=port_number, default=8000, help="TCP port to listen on (default: %(default)s)")
     p.add_argument("--api-key-env", help="environment variable holding the API key; clients must send it as a bearer token")
-    p.add_argument("--max-waiting", type=int, default=512, help="bounded waiting queue; beyond it requests get 429")
-    p.add_argument("--max-running", type=int, help="requests inside the engine at once (default: --max-num-seqs)")
-    p.add_argument("--max-body-mb", type=float, default=4.0, help="largest request body accepted")
-    p.add_argument("--max-seqs-per-request", type=int, default=256,
-                   help="most sequences one request may ask for, prompts x n (default 256; beyond it: 400)")
-    p.add_argument("--body-timeout-s", type=float, default=30.0,
-                   help="the whole request body must arrive within this many seconds (default 30; else 408)")
-    p.add_argument("--shutdown-grace-s", type=float, default=30.0,
-                   help="on SIGTERM, running requests may finish for this long, then open streams end with an "
-                        "error event (default 30)")
+    _add_limits(p)
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                    help="server log level (default: %(default)s)")
     p.add_argument("--device", help="cpu|cuda|npu (default: detected)")
     p.add_argument("--dtype", help="bfloat16|float32|float16")
-    p.add_argument("--threads", type=int, help="CPU threads for the engine")
-    p.add_argument("--kv-cache-gib", type=float, help="KV cache memory budget (default 1)")
-    p.add_argument("--max-model-len", type=int, help="context length (default: the model's)")
-    p.add_argument("--max-num-seqs", type=int, default=64, help="requests batched per step (default 64)")
-    p.add_argument("--max-num-batched-tokens", type=int, help="token budget per step (default 2048)")
-    p.add_argument("--block-size", type=int, help="KV cache block size in tokens (default 16)")
+    p.add_argument("--threads", type=positive_int, help="CPU threads for the engine")
+    p.add_argument("--kv-cache-gib", type=positive_float, help="KV cache memory budget (default 1)")
+    p.add_argument("--max-model-len", type=positive_int, help="context length (default: the model's)")
+    p.add_argument("--max-num-seqs", type=positive_int, default=64, help="requests batched per step (default 64)")
+    p.add_argument("--max-num-batched-tokens", type=positive_int, help="token budget per step (default 2048)")
+    p.add_argument("--block-size", type=positive_int, help="KV cache block size in tokens (default 16)")
     p.add_argument("--no-prefix-caching", action="store_true", help="turn the prefix cache off (default: on)")
     add_int4_argument(p)
     add_nextn_argument(p)
@@ -90,18 +114,11 @@ def run(args: argparse.Namespace) -> int:
     if not _is_loopback(args.host) and api_key is None:
         print(f"warning: binding {args.host} without an API key: anyone who can reach this port can use the "
               f"engine; pass --api-key-env VAR", file=sys.stderr)
-    if args.max_waiting < 0 or (args.max_running is not None and args.max_running < 1):
-        raise ValueError("--max-waiting must be >= 0 and --max-running >= 1")
-    if args.max_seqs_per_request < 1:
-        raise ValueError(f"--max-seqs-per-request must be >= 1, got {args.max_seqs_per_request}")
-    if not args.body_timeout_s > 0 or not args.shutdown_grace_s >= 0:
-        raise ValueError("--body-timeout-s must be > 0 and --shutdown-grace-s >= 0")
     engine = ServingNativeEngine.from_options(engine_options(args))
     served = args.served_model_name or args.model
-    settings = ServerSettings(served_model_name=served, api_key=api_key, max_running=args.max_running,
-                              max_waiting=args.max_waiting, max_body_bytes=int(args.max_body_mb * 1024 * 1024),
-                              max_seqs_per_request=args.max_seqs_per_request, body_timeout_s=args.body_timeout_s,
-                              shutdown_grace_s=args.shutdown_grace_s)
+    settings = ServerSettings(served_model_name=served, api_key=api_key,
+                              max_body_bytes=int(args.max_body_mb * 1024 * 1024),
+                              **{name: getattr(args, name) for name, *_ in SERVER_LIMITS})
     d = engine.describe()
 
     def announce(url: str) -> None:

@@ -219,22 +219,31 @@ def test_tiny_positive_temperatures_reach_the_engine_unchanged():
         assert [p.temperature for p in engine.params] == [1e-45, 1e-45]
 
 
-def test_admission_is_decided_on_arrival_in_fifo_order_and_a_leaving_waiter_lets_the_next_in():
+def test_admission_is_decided_on_arrival_and_shares_slots_between_requests():
     async def scenario() -> None:
-        adm = Admission(max_running=2, max_waiting=2, retry_after_s=1.5)
-        first = adm.enter(1)
-        wide = adm.enter(2)  # does not fit beside `first`: queued
-        small = adm.enter(1)  # would fit, but waits behind `wide` (FIFO)
-        assert first.granted and not wide.granted and not small.granted
+        adm = Admission(max_running=4, max_waiting=1, retry_after_s=1.5)  # at most 2 running per request
+        wide = adm.enter(8)
+        assert wide.granted and wide.held == 2 and adm.running == 2  # capped: half the slots stay free
+        small = adm.enter(1)
+        other = adm.enter(3)
+        assert small.held == 1 and other.held == 1 and adm.running == 4
+        queued = adm.enter(1)
+        assert not queued.granted and adm.waiting == 1
         with pytest.raises(APIError) as refused:
             adm.enter(1)
         assert refused.value.status == 429 and refused.value.headers["Retry-After"] == "2"
-        wide.release()  # leaves the queue (its client went away): `small` now fits
-        assert small.granted and adm.running == 2 and adm.waiting == 0
-        await asyncio.wait_for(small.wait(), 1)
-        small.release()
-        small.release()  # a second release is a no-op
-        first.release()
+        await asyncio.wait_for(wide.acquire(), 1)
+        wide.done_one()  # a slot frees: it goes to the request holding none, not back to `wide`
+        assert queued.granted and wide.held == 1 and adm.running == 4
+        small.release()  # `wide` and `other` hold one each: the older one gets the slot
+        assert wide.held == 2 and other.held == 1
+        late = adm.enter(1)
+        assert not late.granted
+        late.release()  # a waiter that leaves frees its queue place
+        assert adm.waiting == 0
+        for t in (wide, other, queued):
+            t.release()
+            t.release()  # a second release is a no-op
         assert adm.running == 0
 
     asyncio.run(scenario())

@@ -97,6 +97,17 @@ def test_json_schema_response_validates_against_its_schema(native):
     assert data["fruit"] in ("apple", "pear") and type(data["count"]) is int and type(data["fresh"]) is bool
 
 
+def test_a_top_p_that_underflows_in_float32_samples_greedily_not_token_0(native):
+    # 1e-46 is positive, so it passes validation, but it is 0 in float32: every token used to be masked.
+    c = client(native)
+    msgs = [{"role": "user", "content": PROMPTS[0]}]
+    greedy = c.chat.completions.create(model=MODEL, messages=msgs, temperature=0, max_tokens=8)
+    tiny = c.chat.completions.create(model=MODEL, messages=msgs, temperature=1.0, top_p=1e-46, seed=7, max_tokens=8)
+    assert greedy.choices[0].message.content  # (token 0 decodes to nothing)
+    assert tiny.choices[0].message.content == greedy.choices[0].message.content
+    assert tiny.usage.completion_tokens == greedy.usage.completion_tokens
+
+
 def test_a_schema_xgrammar_cannot_compile_is_a_400(native):
     r = httpx.post(native.base_url + "/chat/completions", json={
         "model": MODEL, "messages": [{"role": "user", "content": "x"}],

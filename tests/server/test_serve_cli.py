@@ -96,3 +96,28 @@ def test_bad_limit_settings_are_a_clear_error_before_the_model_loads(flag, value
 def test_an_unset_key_variable_is_a_clear_error():
     r = _harness("serve", "--api-key-env", "SURELY_UNSET_SERVE_KEY_VAR", env={"SURELY_UNSET_SERVE_KEY_VAR": ""})
     assert r.returncode == 2 and "SURELY_UNSET_SERVE_KEY_VAR" in r.stderr
+
+
+def test_serve_rejects_out_of_range_numbers_with_an_argparse_error():
+    for flag, value in (("--max-body-mb", "-1"), ("--max-body-mb", "inf"), ("--port", "70000"),
+                        ("--max-connections-per-client", "0"), ("--header-timeout-s", "nan")):
+        r = _harness("serve", flag, value, timeout=60)
+        assert r.returncode == 2, (flag, value, r.stderr)
+        assert f"argument {flag}" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+@pytest.mark.slow  # starts the compiler process (seconds of imports)
+def test_a_served_json_schema_compiles_in_the_compiler_process_and_is_cached(served):
+    headers = {"Authorization": "Bearer k-123"}
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    body = {"model": "smollm2-135m", "messages": [{"role": "user", "content": "Is water wet? Answer as JSON."}],
+            "max_tokens": 12, "temperature": 0,
+            "response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": schema}}}
+    for _ in range(2):
+        r = httpx.post(served + "/chat/completions", json=body, headers=headers, timeout=180)
+        assert r.status_code == 200, r.text
+        if r.json()["choices"][0]["finish_reason"] == "stop":
+            assert isinstance(json.loads(r.json()["choices"][0]["message"]["content"])["ok"], bool)
+    metrics = httpx.get(served.removesuffix("/v1") + "/metrics", timeout=30).text
+    assert 'harness_grammar_requests_total{result="compiled"} 1' in metrics
+    assert 'harness_grammar_requests_total{result="cached"} 1' in metrics
