@@ -2,7 +2,9 @@
 grammar constraint, as the built-in server applies it, so verdicts keep their JSON schema."""
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import json
+from typing import Any, Callable
 
 from engine.base import ChatRequest, Completion, Engine, EngineOptions
 
@@ -27,6 +29,8 @@ class NativeJudgeEngine(Engine):
 
     def __init__(self, serving: Any) -> None:
         self.serving = serving
+        self._compiled: dict[str, Callable[[], Any]] = {}  # the judge asks with one schema: compile it once
+        self._compile_lock = asyncio.Lock()
 
     @classmethod
     def from_options(cls, options: EngineOptions) -> "NativeJudgeEngine":
@@ -41,10 +45,9 @@ class NativeJudgeEngine(Engine):
         if not self.serving.supports_logits_constraints:
             return _rejected("this engine cannot constrain its output (speculative decoding)")
         try:
-            make_constraint = self.serving.compile_response_format(fmt.get("type", ""),
-                                                                   (fmt.get("json_schema") or {}).get("schema"))
-        except (ValueError, RuntimeError) as exc:  # a schema it cannot compile, or no grammar library
-            return _rejected(f"response_format is unavailable here: {exc}")
+            make_constraint = await self._constraint_for(fmt)
+        except Exception as exc:  # a schema it cannot compile, a compile timeout, no grammar library
+            return _rejected(f"response_format is unavailable here: {type(exc).__name__}: {exc}")
         tokenizer = self.serving.tokenizer
         try:
             prompt_ids = list(tokenizer.encode(tokenizer.render_chat(_text_only(request.messages))))
@@ -55,6 +58,16 @@ class NativeJudgeEngine(Engine):
                                                       logits_constraint=make_constraint()):
             final = delta.final or final
         return final if final is not None else Completion.failed("stream ended without a result")
+
+    async def _constraint_for(self, fmt: dict[str, Any]) -> Callable[[], Any]:
+        """A factory of grammar constraints for `fmt`, compiled off the event loop (it can take seconds)."""
+        key = json.dumps(fmt, sort_keys=True)
+        async with self._compile_lock:
+            if key not in self._compiled:
+                schema = (fmt.get("json_schema") or {}).get("schema")
+                self._compiled[key] = await asyncio.to_thread(self.serving.compile_response_format,
+                                                              fmt.get("type", ""), schema)
+        return self._compiled[key]
 
     async def check_ready(self) -> None:
         await self.serving.check_ready()
