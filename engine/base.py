@@ -55,6 +55,8 @@ class ChatRequest:
     request_id: str
     messages: list[dict[str, Any]]
     params: SamplingParams
+    # OpenAI's response_format (json_object / json_schema); None asks for free text
+    response_format: dict[str, Any] | None = None
 
     @property
     def has_images(self) -> bool:

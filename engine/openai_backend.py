@@ -63,6 +63,7 @@ class OpenAIEngine(Engine):
 
     name = "openai"
     supports_images = True  # messages pass through unchanged, image_url parts included
+    parameter_flags = ("--token-param", "--send-temperature")  # named when a parameter is rejected again
 
     def __init__(self, model: str, base_urls: list[str], api_key: str = PLACEHOLDER_KEY,
                  api_key_env: str = "OPENAI_API_KEY", request_timeout_s: float = 600.0, max_retries: int = 5,
@@ -142,6 +143,8 @@ class OpenAIEngine(Engine):
             body["stop"] = list(p.stop)
         if p.stop_token_ids:
             body["stop_token_ids"] = list(p.stop_token_ids)
+        if request.response_format is not None:
+            body["response_format"] = request.response_format
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
@@ -159,12 +162,13 @@ class OpenAIEngine(Engine):
         outcome = self.params.adjust(fault.message, body)
         if outcome == "retry":
             retry.adjustments += 1
+            retry.attempts -= 1  # asking again with a renamed or dropped parameter is no retry
             if len(self.params.changes) > known:  # once per change, not once per request in flight
                 log.warning("model %s: %s; request parameters now %s", self.model, fault.message,
                             self.params.describe())
             return True
         if outcome == "reported":
-            fault.message = rejection_hint(fault.message, self.model, "--token-param", "--send-temperature")
+            fault.message = rejection_hint(fault.message, self.model, *self.parameter_flags)
         return False
 
     def _failed(self, retry: _Retry, fault: Fault, endpoint: Endpoint, started: float,

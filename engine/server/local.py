@@ -1,4 +1,4 @@
-"""The built-in engine as a private OpenAI endpoint for in-process consumers (the LLM judge, sweeps, tests)."""
+"""The built-in engine as a private OpenAI endpoint for in-process consumers (sweeps, scripts, tests)."""
 from __future__ import annotations
 
 import contextlib
@@ -24,20 +24,3 @@ def local_openai_server(model: str = "smollm2-135m", options: EngineOptions | No
     with serve_in_background(engine, ServerSettings(**settings), host="127.0.0.1", port=0) as srv:
         yield srv.base_url
 
-
-@contextlib.contextmanager
-def judge_base_urls(judge_engine: str, judge_model: str | None, base_urls: list[str],
-                    options: EngineOptions | None = None) -> Iterator[list[str]]:
-    """For `grade --judge llm --judge-engine native|openai`: the URLs the LLM judge should call.
-
-    `openai` passes `base_urls` through; `native` starts the built-in engine in-process for the
-    duration of the block, so re-grading needs no external server."""
-    if judge_engine == "openai":
-        yield list(base_urls)
-        return
-    if judge_engine != "native":
-        raise ValueError(f"--judge-engine must be native or openai, got {judge_engine!r}")
-    if base_urls:
-        raise ValueError("--judge-engine native starts its own server; drop --judge-base-url")
-    with local_openai_server(judge_model or "smollm2-135m", options) as url:
-        yield [url]

@@ -32,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-model", help="LLM judge: model name")
     p.add_argument("--judge-base-url", action="append", default=[], help="LLM judge: OpenAI-compatible server URL")
     p.add_argument("--judge-engine", choices=("openai", "native"), default="openai",
-                   help="LLM judge: call a server (openai, default) or start the built-in engine in-process (native)")
+                   help="LLM judge: a server (openai, default) or the built-in engine in-process, no server (native)")
     p.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", help="LLM judge: env var holding the API key")
     p.add_argument("--judge-concurrency", type=positive_int, default=16, help="LLM judge: requests in flight")
     p.add_argument("--judge-max-tokens", type=positive_int, help="LLM judge: token limit of a verdict")
@@ -68,6 +68,7 @@ def judge_options(args: argparse.Namespace) -> dict:
         "judge_token_param": args.judge_token_param,
         "judge_reasoning_effort": args.judge_reasoning_effort,
         "judge_no_cache": args.judge_no_cache,
+        "judge_engine": args.judge_engine,
         **{name: value for name, value in (
             ("judge_max_tokens", args.judge_max_tokens),
             ("judge_max_retries", args.judge_max_retries),
@@ -80,14 +81,6 @@ def judge_options(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     if args.out and len(args.run_dirs) > 1:
         raise ValueError("--out takes one run directory: grades of two runs would land in one folder")
-    if args.judge in ("llm", "rules+llm") and args.judge_engine == "native":
-        from engine.base import EngineOptions
-        from engine.server.local import judge_base_urls
-
-        model = args.judge_model or "smollm2-135m"
-        with judge_base_urls("native", model, args.judge_base_url, EngineOptions(model=model)) as urls:
-            args.judge_model, args.judge_base_url = model, urls
-            return asyncio.run(_grade_all(create_judge(args.judge, **judge_options(args)), args))
     judge = create_judge(args.judge, **judge_options(args))
     return asyncio.run(_grade_all(judge, args))
 

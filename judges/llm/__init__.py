@@ -1,4 +1,4 @@
-"""The LLM judge: a model on an OpenAI-compatible server grades responses against reference answers."""
+"""The LLM judge: a model behind an Engine (an OpenAI-compatible server, or the built-in engine) grades responses."""
 from judges.llm.judge import LLMJudge
 from judges.llm.parsing import ParseError, parse_confidence, parse_reply
 from judges.llm.prompt import PROMPT_VERSION, prompt_sha256

@@ -93,7 +93,7 @@ def test_persistent_judge_failure_then_rerun_retries_only_those(tmp_path, monkey
 
     with ScriptedServer(broken_for_one, model=JUDGE_MODEL) as server:
         # the grade CLI has no retry-delay flag: skip the backoff sleeps so the test stays fast
-        monkeypatch.setattr("judges.llm.judge.LLMJudge._backoff", lambda self, attempt, retry_after=None: 0.0)
+        monkeypatch.setattr("engine.openai_backend.backoff_delay", lambda *args, **kwargs: 0.0)  # the judge's engine
         assert grade_llm(run, server) == 3
         s, _ = summary_of(run)
         assert s["counts"]["judge_error"] == 1 and s["coverage_complete"] is False
