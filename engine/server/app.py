@@ -39,6 +39,7 @@ class ServerSettings:
     max_seqs_per_request: int = 256  # prompts x n: one request may not ask for more sequences than this
     body_timeout_s: float = 30.0  # the whole request body must arrive within this (408 otherwise)
     shutdown_grace_s: float = 5.0  # running requests may finish for this long after SIGTERM (CLI default: 30)
+    reasoning_parser: str = "none"  # engine.reasoning.PARSERS: chat replies carry reasoning_content apart (vLLM's)
 
 
 class GuardMiddleware:
@@ -136,7 +137,7 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
     max_running = settings.max_running or adapter.max_num_seqs or 256
     admission = Admission(max_running, settings.max_waiting, settings.retry_after_s)
     served = {settings.served_model_name, *settings.aliases}
-    rt = Runtime(adapter, admission, metrics, served)
+    rt = Runtime(adapter, admission, metrics, served, reasoning_parser=settings.reasoning_parser)
     drain = Drain()
     created = int(time.time())
 

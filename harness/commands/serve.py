@@ -7,8 +7,8 @@ import os
 import sys
 
 from engine.base import EngineError, EngineOptions
-from harness.commands.native_flags import (add_int4_argument, add_nextn_argument, add_parallel_arguments,
-                                           native_extra, run_tp_worker)
+from harness.commands.native_flags import (add_chat_template_argument, add_int4_argument, add_nextn_argument,
+                                           add_parallel_arguments, chat_template_kwargs, native_extra, run_tp_worker)
 
 HELP = "serve the built-in engine over the OpenAI API (/v1/chat/completions, /v1/completions, /metrics)"
 EXAMPLES = """\
@@ -52,6 +52,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_int4_argument(p)
     add_nextn_argument(p)
     add_parallel_arguments(p)
+    add_chat_template_argument(p)
+    p.add_argument("--reasoning-parser", choices=("none", "auto", "deepseek-r1", "qwen3"), default="none",
+                   help="return a reasoning model's <think> block as reasoning_content, apart from content, in "
+                        "chat completions (streamed too), as vLLM does; see docs/reasoning.md (default: none)")
 
 
 def _is_loopback(host: str) -> bool:
@@ -71,6 +75,8 @@ def engine_options(args: argparse.Namespace) -> EngineOptions:
         extra["block_size"] = args.block_size
     if args.no_prefix_caching:
         extra["enable_prefix_caching"] = False
+    if template_kwargs := chat_template_kwargs(args):
+        extra["chat_template_kwargs"] = template_kwargs
     return EngineOptions(model=args.model, device=args.device, dtype=args.dtype, threads=args.threads,
                          kv_cache_gib=args.kv_cache_gib, max_model_len=args.max_model_len,
                          max_num_seqs=args.max_num_seqs, extra=extra)
@@ -101,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
     settings = ServerSettings(served_model_name=served, api_key=api_key, max_running=args.max_running,
                               max_waiting=args.max_waiting, max_body_bytes=int(args.max_body_mb * 1024 * 1024),
                               max_seqs_per_request=args.max_seqs_per_request, body_timeout_s=args.body_timeout_s,
-                              shutdown_grace_s=args.shutdown_grace_s)
+                              shutdown_grace_s=args.shutdown_grace_s,
+                              reasoning_parser=getattr(args, "reasoning_parser", "none"))
     d = engine.describe()
 
     def announce(url: str) -> None:
