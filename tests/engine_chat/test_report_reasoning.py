@@ -2,22 +2,12 @@
 from __future__ import annotations
 
 import json
-import shutil
-
-import pytest
 
 from harness.cli import main
 from tests.engine_chat.test_reasoning_records import ITEMS, _generate, thinking_oracle
-from tests.report.browser import start_chromium, wait_for
+from tests.report.browser import wait_for
+from tests.report.test_report_browser import browser  # noqa: F401 - the shared headless Chromium fixture
 from tests.support.scripted_server import ScriptedServer
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver, profile = start_chromium()
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
 
 
 def test_reasoning_is_folded_above_the_response(browser, tmp_path, monkeypatch):
