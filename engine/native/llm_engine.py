@@ -364,7 +364,8 @@ class LLMEngine:
                 "blocks_cached": len(bm.free),  # free blocks still holding a prefix that a later request may hit
                 "block_size": bm.block_size, "kv_cache_bytes": self.kv.bytes,
                 "prefix_cache_queries": bm.queries, "prefix_cache_hits": bm.hits,
-                "prefix_cache_hit_rate": bm.prefix_hit_rate(), "preemptions": sched.total_preemptions}
+                "prefix_cache_hit_rate": bm.prefix_hit_rate(), "preemptions": sched.total_preemptions,
+                "recomputed_tokens": sched.total_recomputed_tokens}
 
     def describe(self) -> dict:
         return {"model": self.model_name, "model_path": str(self.model_path), "model_sha256": self.model_sha256,

@@ -29,6 +29,7 @@ class Scheduler:
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.total_preemptions = 0
+        self.total_recomputed_tokens = 0  # generated tokens whose K/V a preemption dropped (computed again later)
 
     def add(self, seq: Sequence) -> None:
         self.waiting.append(seq)
@@ -37,8 +38,10 @@ class Scheduler:
         return bool(self.waiting or self.running)
 
     def _preempt(self, seq: Sequence) -> None:
-        # Recompute later: drop the KV blocks, keep the tokens generated so far.
+        # vLLM-style recompute: drop the youngest sequence's KV blocks but keep its tokens; when readmitted it
+        # prefills prompt + generated tokens again (its prompt blocks may still hit the prefix cache).
         self.running.remove(seq)
+        self.total_recomputed_tokens += max(0, seq.num_computed_tokens - seq.num_prompt_tokens)
         self.bm.free_seq(seq)
         seq.status = SeqStatus.WAITING
         seq.num_preemptions += 1
