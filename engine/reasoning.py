@@ -4,7 +4,7 @@ deepseek-r1: the chat template opens the block (DeepSeek-R1 distills, QwQ end th
   `<think>\\n`), so the output starts inside it, with or without its own `<think>`; everything before the first
   `</think>` is reasoning, and without one the whole output is reasoning (cut off by the token limit).
 qwen3: the model writes `<think>` itself (Qwen3; with enable_thinking=false the template fills an empty block
-  into the prompt): output that does not start with `<think>` is all answer.
+  into the prompt): output that does not start with `<think>` is all answer, unless the prompt opened the block.
 auto: deepseek-r1 when the prompt opened the block, qwen3 when the output starts with `<think>`, deepseek-r1
   when a bare `</think>` appears (a server that rendered such a template), else no reasoning.
 none: the output is the answer, as before this option existed.
@@ -46,10 +46,12 @@ def check_parser(name: str) -> str:
 def resolve_parser(name: str, text: str, prompt_opens_thinking: bool = False, bare_close: bool = True) -> str | None:
     """The concrete parser `auto` stands for, given the output so far and whether the prompt opened a block;
     None while the output is too short to tell (blank, or a prefix of `<think>`)."""
-    if name != "auto":
+    if name == "none" or name == "deepseek-r1":
         return name
-    if prompt_opens_thinking:
+    if prompt_opens_thinking:  # e.g. a Qwen3 thinking-only template: the output starts inside the block
         return "deepseek-r1"
+    if name == "qwen3":
+        return name
     stripped = text.lstrip()
     if stripped.startswith(OPEN):
         return "qwen3"

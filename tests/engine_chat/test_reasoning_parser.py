@@ -18,6 +18,8 @@ CASES = [
     ("qwen3", "<think>\nFirst, consider the cases", False, ("First, consider the cases", "", True)),
     # qwen3 does not take a bare </think> (no opening tag) as the end of a block.
     ("qwen3", "Use the </think> tag to close a block.", False, (None, "Use the </think> tag to close a block.", False)),
+    # A Qwen3 template that opens the block itself (thinking-only variants): the output starts inside it.
+    ("qwen3", "still thinking\n</think>\n\n7", True, ("still thinking", "7", False)),
     # DeepSeek-R1 distills: the template opened the block, the output starts inside it.
     ("deepseek-r1", "Okay, 91 = 7*13.\n</think>\n\n**No**", True, ("Okay, 91 = 7*13.", "**No**", False)),
     ("deepseek-r1", "<think>\nOkay.\n</think>\nNo.", True, ("Okay.", "No.", False)),
