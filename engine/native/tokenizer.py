@@ -51,8 +51,13 @@ def from_hf_folder(folder: Path) -> tuple[str, str | None, dict]:
     if not path.is_file():
         raise EngineError(f"{folder}: no tokenizer.json")
     cfg_path = folder / "tokenizer_config.json"
-    cfg = json.loads(cfg_path.read_text()) if cfg_path.is_file() else {}
+    try:
+        cfg = json.loads(cfg_path.read_text()) if cfg_path.is_file() else {}
+    except json.JSONDecodeError as exc:
+        raise EngineError(f"{cfg_path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     template = cfg.get("chat_template")
+    if isinstance(template, list):  # named templates (default, tool_use, ...): chats render with the default
+        template = next((t.get("template") for t in template if isinstance(t, dict) and t.get("name") == "default"), None)
     if (folder / "chat_template.jinja").is_file():
         template = (folder / "chat_template.jinja").read_text()
 

@@ -49,6 +49,14 @@ def test_model_template_with_kwargs_is_used_and_recorded(folder, capfd):
     assert engine.tokenizer.render_chat(QUESTION, enable_thinking=True).endswith("<|im_start|>assistant\n")
 
 
+def test_named_templates_use_the_default_one(folder):
+    qwen3 = (TEMPLATES / "qwen3.jinja").read_text(encoding="utf-8")
+    named = [{"name": "tool_use", "template": "{{ raise_exception('not this one') }}"}, {"name": "default", "template": qwen3}]
+    (folder / "tokenizer_config.json").write_text(json.dumps({"eos_token": "<|im_end|>", "chat_template": named}))
+    engine = LLMEngine(model=str(folder), dtype="fp32", threads=1, kv_cache_gib=0.01)
+    assert engine.tokenizer.render_chat(QUESTION, enable_thinking=False).endswith("<think>\n\n</think>\n\n")
+
+
 def test_generation_config_eos_ids_stop_generation(folder):
     (folder / "generation_config.json").write_text(json.dumps({"eos_token_id": [2, 7]}))
     engine = LLMEngine(model=str(folder), dtype="fp32", threads=1, kv_cache_gib=0.01)
