@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from engine import ChatRequest, Completion, Engine, SamplingParams
+from engine.reasoning import split_completion
 from harness.errors import RunDirError
 from harness.jsonl import JsonlWriter, remove_orphan_temps, repair_torn_tail
 from harness.locks import RunLock, describe_takeover
@@ -35,6 +36,8 @@ class GenerateConfig:
     force: bool = False
     progress: bool = True
     dataset_source: dict[str, Any] | None = None  # from Task.load_dataset; else data_path is one file, hashed here
+    reasoning_parser: str = "auto"  # engine.reasoning.PARSERS: how thinking is split from the response
+    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)  # --chat-template-kwargs, for run.json
 
 
 @dataclass
@@ -81,7 +84,8 @@ def build_spec(cfg: GenerateConfig, engine: Engine, items: list[Item], model: st
         samples=cfg.samples,
         engine_name=engine.name,
         model=model,
-        engine=engine.describe(),
+        engine={"chat_template_kwargs": cfg.chat_template_kwargs, **engine.describe(),
+                "reasoning_parser": cfg.reasoning_parser},
         sampling=cfg.sampling.to_dict(),
         seed=cfg.seed,
         task_options=cfg.task.run_options(),
@@ -153,14 +157,16 @@ def _line_count(path: Path) -> int:
 
 
 def make_record(task: Task, item: Item, sample: int, completion: Completion, prompt, params: SamplingParams,
-                engine_desc: dict[str, Any]) -> GenerationRecord:
+                engine_desc: dict[str, Any], reasoning_parser: str = "none") -> GenerationRecord:
+    split = split_completion(completion, reasoning_parser)
     return GenerationRecord(
         task=task.name,
         item_id=item.id,
         sample=sample,
         messages=prompt.messages,
         target=prompt.target,
-        response=completion.text if completion.finish_reason != "error" else "",
+        response=split.response if completion.finish_reason != "error" else "",
+        reasoning=split.reasoning if completion.finish_reason != "error" else None,
         finish_reason=completion.finish_reason,
         usage={"prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens},
         latency_s=round(completion.latency_s, 6),
@@ -201,7 +207,7 @@ async def run_generation(cfg: GenerateConfig, engine: Engine, items: list[Item],
                 completion = Completion.failed(f"engine {engine.name!r} does not accept images; this item has an image")
             else:
                 completion = await engine.chat(request)
-        record = make_record(cfg.task, item, sample, completion, prompt, params, engine_desc)
+        record = make_record(cfg.task, item, sample, completion, prompt, params, engine_desc, cfg.reasoning_parser)
         writer.write(record.to_dict())  # one writer on one event loop: lines never interleave
         if completion.finish_reason == "error":
             result.errors += 1

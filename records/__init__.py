@@ -105,6 +105,9 @@ class GenerationRecord:
     meta: dict[str, Any] = field(default_factory=dict)  # task detail, e.g. GPQA permutation and gold letter
     attempts: int = 1
     schema_version: int = SCHEMA_VERSION
+    # A reasoning model's thinking, apart from `response` (what judges read); None when there was none.
+    # Records written before this field existed have none and grade as before.
+    reasoning: str | None = None
 
     @property
     def key(self) -> tuple[str, int]:

@@ -11,13 +11,14 @@ from typing import Any, AsyncIterator
 
 from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, SamplingParams, StreamDelta
 from engine.native.llm_engine import LLMEngine, LogitsProcessor, RequestOutput
+from engine.reasoning import prompt_opens_thinking
 
 # Under torchrun, a rank that fails makes torchrun SIGTERM the others (30 s before SIGKILL).
 SIGTERM_REASON = ("stopped by SIGTERM before it finished (under torchrun: another rank failed or the job was "
                   "stopped); rerun the same command to retry it")
 # EngineOptions.extra keys passed through to LLMEngine.
 _EXTRA_KEYS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching", "max_prefill_chunk", "int4",
-               "tp", "ep", "dp_attention", "dist_timeout_s")
+               "tp", "ep", "dp_attention", "dist_timeout_s", "chat_template_kwargs")
 
 
 def _text_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -126,7 +127,10 @@ class NativeEngine(Engine):
         except Exception as exc:
             yield self._error_delta(f"could not render the chat template: {exc}", t0)
             return
+        opens_thinking = prompt_opens_thinking(prompt)
         async for delta in self.stream_prompt(request.request_id, ids, request.params):
+            if delta.final is not None and opens_thinking:
+                delta.final.extra["prompt_opens_thinking"] = True  # for the reasoning parser (auto)
             yield delta
 
     async def stream_prompt(self, request_id: str, prompt_token_ids: list[int], params: SamplingParams,

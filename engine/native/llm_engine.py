@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
@@ -22,7 +24,7 @@ from engine.native.models import model_class
 from engine.native.sampler import sample
 from engine.native.scheduler import ScheduledBatch, Scheduler
 from engine.native.sequence import Sequence
-from engine.native.tokenizer import Tokenizer
+from engine.native.tokenizer import Tokenizer, generation_eos_ids
 from engine.native.weight_cache import load_weights
 
 if TYPE_CHECKING:
@@ -78,7 +80,8 @@ class LLMEngine:
                  max_num_seqs: int = 256, max_num_batched_tokens: int = 2048, max_model_len: int | None = None,
                  enable_prefix_caching: bool = True, max_prefill_chunk: int | None = None,
                  ignore_eos: bool = False, int4: bool | None = None, tp: int = 1, ep: int = 1,
-                 dp_attention: bool = False, dist_timeout_s: float = 300.0):
+                 dp_attention: bool = False, dist_timeout_s: float = 300.0,
+                 chat_template_kwargs: dict | None = None):
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
         self.threads = set_threads(threads, self.device)
@@ -112,7 +115,8 @@ class LLMEngine:
             self.model = cls.from_weights(self.model_config, weights.tensors, self.dtype, self.device)
         self.int4_bytes = self._enable_int4(int4, weights.tensors)
         del weights.tensors
-        self.tokenizer = Tokenizer(weights.tokenizer_json, weights.chat_template, weights.special_tokens)
+        self.tokenizer = Tokenizer(weights.tokenizer_json, weights.chat_template, weights.special_tokens,
+                                   model=resolved.name, template_kwargs=chat_template_kwargs)
         self.load_s = time.perf_counter() - t0
         self.loaded_from_cache = weights.from_cache
         ctx = self.model_config.max_position
@@ -127,6 +131,9 @@ class LLMEngine:
         self.kv = KVCache(cls.kv_cache_spec(kv_config), self.config.kv_cache_bytes, block_size,
                           self.dtype, self.device)
         self.model.bind_kv_cache(self.kv.caches)
+        self.kv_bytes_per_token = self.kv.spec.bytes_per_token(self.dtype)  # all layers, K and V
+        print(f"KV cache: {self.kv_bytes_per_token} bytes per token, {self.kv.num_blocks * block_size} tokens in "
+              f"{self.kv.bytes / (1 << 20):.1f} MiB", file=sys.stderr)
         self.block_manager = BlockManager(self.kv.num_blocks, block_size, enable_prefix_caching,
                                           on_allocate=self.kv.zero_blocks)
         self.scheduler = Scheduler(self.config, self.block_manager)
@@ -138,7 +145,9 @@ class LLMEngine:
         else:
             self.runner = ModelRunner(self.model, self.kv, self.device)
         # ignore_eos is for benchmarks that need a fixed number of output tokens.
-        self.eos_ids = set() if ignore_eos else set(self.model_config.eos_token_ids)
+        # generation_config.json's end-of-sequence ids win over config.json's, as in transformers.
+        eos = generation_eos_ids(Path(resolved.path)) or self.model_config.eos_token_ids
+        self.eos_ids = set() if ignore_eos else set(eos)
         self._seqs: dict[str, Sequence] = {}
         self._detok: dict[str, Detokenizer] = {}
         self._pending: list[RequestOutput] = []  # outputs produced outside step() (rejections, aborts)
@@ -355,13 +364,17 @@ class LLMEngine:
                 "blocks_cached": len(bm.free),  # free blocks still holding a prefix that a later request may hit
                 "block_size": bm.block_size, "kv_cache_bytes": self.kv.bytes,
                 "prefix_cache_queries": bm.queries, "prefix_cache_hits": bm.hits,
-                "prefix_cache_hit_rate": bm.prefix_hit_rate(), "preemptions": sched.total_preemptions}
+                "prefix_cache_hit_rate": bm.prefix_hit_rate(), "preemptions": sched.total_preemptions,
+                "recomputed_tokens": sched.total_recomputed_tokens}
 
     def describe(self) -> dict:
         return {"model": self.model_name, "model_path": str(self.model_path), "model_sha256": self.model_sha256,
                 "architecture": self.model_config.architecture, "device": str(self.device),
                 "dtype": dtype_name(self.dtype), "threads": self.threads,
                 "kv_cache_bytes": self.kv.bytes, "kv_cache_tokens": self.kv.num_blocks * self.config.block_size,
+                "kv_bytes_per_token": self.kv_bytes_per_token,
+                "chat_template": self.tokenizer.template.origin,
+                "chat_template_kwargs": self.tokenizer.template.default_kwargs,
                 "block_size": self.config.block_size, "max_model_len": self.config.max_model_len,
                 "max_num_seqs": self.config.max_num_seqs,
                 "max_num_batched_tokens": self.config.max_num_batched_tokens,

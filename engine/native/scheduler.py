@@ -29,6 +29,7 @@ class Scheduler:
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.total_preemptions = 0
+        self.total_recomputed_tokens = 0  # generated tokens whose K/V a preemption dropped (computed again later)
 
     def add(self, seq: Sequence) -> None:
         self.waiting.append(seq)
@@ -37,8 +38,10 @@ class Scheduler:
         return bool(self.waiting or self.running)
 
     def _preempt(self, seq: Sequence) -> None:
-        # Recompute later: drop the KV blocks, keep the tokens generated so far.
+        # vLLM-style recompute: drop the youngest sequence's KV blocks but keep its tokens; when readmitted it
+        # prefills prompt + generated tokens again (its prompt blocks may still hit the prefix cache).
         self.running.remove(seq)
+        self.total_recomputed_tokens += max(0, seq.num_computed_tokens - seq.num_prompt_tokens)
         self.bm.free_seq(seq)
         seq.status = SeqStatus.WAITING
         seq.num_preemptions += 1
@@ -81,6 +84,8 @@ class Scheduler:
         # Then admit waiting sequences while the budget, the batch size and the free blocks allow.
         while self.waiting and budget > 0 and len(self.running) < self.config.max_num_seqs and not preempted:
             seq = self.waiting[0]
+            if seq.num_preemptions and self.running and not self._fits_to_the_end(seq):
+                break  # it would only be preempted again; wait until running sequences finish
             hits = self.bm.lookup_prefix(seq)
             n = min(seq.num_tokens - len(hits) * self.bm.block_size, budget, chunk_cap)
             if not self.bm.admit(seq, n):
@@ -98,6 +103,17 @@ class Scheduler:
             counts.append(n)
             budget -= n
         return ScheduledBatch(seqs, counts, preempted), failed
+
+    def _final_blocks(self, seq: Sequence) -> int:
+        limit = seq.num_prompt_tokens + seq.params.max_tokens
+        return self.bm.blocks_for(min(limit, self.config.max_model_len or limit))
+
+    def _fits_to_the_end(self, seq: Sequence) -> bool:
+        """Whether a preempted sequence and every running one can grow to their token limits in the free blocks.
+        Readmitting it sooner thrashes: the youngest is preempted again as soon as an older one needs a block,
+        and each round recomputes its whole context (17x the ideal compute for 8 x 4k tokens in room for 4)."""
+        outstanding = sum(max(0, self._final_blocks(s) - len(s.block_table)) for s in self.running)
+        return self._final_blocks(seq) + outstanding <= self.bm.num_free
 
     def finish(self, seq: Sequence) -> None:
         if seq.status == SeqStatus.RUNNING:

@@ -1,12 +1,12 @@
-"""Tokenizer (byte-level BPE via `tokenizers`) built from GGUF metadata or tokenizer.json; jinja2 chat template."""
+"""Tokenizer (byte-level BPE via `tokenizers`) built from GGUF metadata or tokenizer.json, with the chat template."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from engine.base import EngineError
+from engine.native.chat_template import ChatTemplate
 
 # GGUF `tokenizer.ggml.pre` -> pre-tokenizer split regex (from llama.cpp's llama-vocab.cpp); None = GPT-2's.
 _PRE_REGEX = {
@@ -51,25 +51,35 @@ def from_hf_folder(folder: Path) -> tuple[str, str | None, dict]:
     if not path.is_file():
         raise EngineError(f"{folder}: no tokenizer.json")
     cfg_path = folder / "tokenizer_config.json"
-    cfg = json.loads(cfg_path.read_text()) if cfg_path.is_file() else {}
+    try:
+        cfg = json.loads(cfg_path.read_text()) if cfg_path.is_file() else {}
+    except json.JSONDecodeError as exc:
+        raise EngineError(f"{cfg_path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     template = cfg.get("chat_template")
+    if isinstance(template, list):  # named templates (default, tool_use, ...): chats render with the default
+        template = next((t.get("template") for t in template if isinstance(t, dict) and t.get("name") == "default"), None)
     if (folder / "chat_template.jinja").is_file():
         template = (folder / "chat_template.jinja").read_text()
 
     def s(v):
         return v.get("content") if isinstance(v, dict) else v
-    return path.read_text(), template, {"bos_token": s(cfg.get("bos_token")), "eos_token": s(cfg.get("eos_token"))}
+    names = ("bos_token", "eos_token", "unk_token", "pad_token")
+    return path.read_text(), template, {name: s(cfg.get(name)) for name in names}
 
 
 class Tokenizer:
-    """encode/decode plus the model's own chat template."""
+    """encode/decode plus the model's own chat template (chat_template.ChatTemplate)."""
 
-    def __init__(self, tokenizer_json: str, chat_template: str | None, special_tokens: dict):
+    def __init__(self, tokenizer_json: str, chat_template: str | None, special_tokens: dict, model: str = "model",
+                 template_kwargs: dict[str, Any] | None = None):
         from tokenizers import Tokenizer as _Tk
         self._tk = _Tk.from_str(tokenizer_json)
-        self.chat_template = chat_template
         self.special_tokens = special_tokens
-        self._template = None
+        self.template = ChatTemplate(chat_template, model, special_tokens, template_kwargs)
+
+    @property
+    def chat_template(self) -> str:
+        return self.template.source
 
     @property
     def vocab_size(self) -> int:
@@ -84,21 +94,28 @@ class Tokenizer:
     def token_to_id(self, token: str) -> int | None:
         return self._tk.token_to_id(token)
 
-    def render_chat(self, messages: list[dict[str, Any]], add_generation_prompt: bool = True) -> str:
-        """Render messages with the model's template (as HF's apply_chat_template does)."""
-        if not self.chat_template:
-            raise EngineError("this model has no chat template; send a plain prompt instead")
-        if self._template is None:
-            from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-            def raise_exception(message):
-                raise EngineError(f"chat template: {message}")
-            env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
-            env.globals["raise_exception"] = raise_exception
-            env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
-            self._template = env.from_string(self.chat_template)
+    def render_chat(self, messages: list[dict[str, Any]], add_generation_prompt: bool = True, **kwargs: Any) -> str:
+        """Render messages with the model's template (as HF's apply_chat_template does); kwargs such as
+        enable_thinking override the engine's --chat-template-kwargs."""
         for m in messages:
             if not isinstance(m.get("content", ""), str):
                 raise EngineError("this model takes text only; message content must be a string")
-        return self._template.render(messages=messages, add_generation_prompt=add_generation_prompt,
-                                     **{k: v for k, v in self.special_tokens.items() if v is not None})
+        return self.template.render(messages, add_generation_prompt, **kwargs)
+
+
+def generation_eos_ids(folder: Path) -> tuple[int, ...] | None:
+    """End-of-sequence ids from an HF folder's generation_config.json (one id or a list), None without one.
+    They take precedence over config.json's, as in transformers (Qwen2.5 and Llama 3 list several)."""
+    path = folder / "generation_config.json"
+    if not folder.is_dir() or not path.is_file():
+        return None
+    try:
+        eos = json.loads(path.read_text()).get("eos_token_id")
+    except (json.JSONDecodeError, AttributeError) as exc:
+        raise EngineError(f"{path}: not a JSON object ({exc})") from None
+    if eos is None:
+        return None
+    ids = eos if isinstance(eos, list) else [eos]
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        raise EngineError(f"{path}: field 'eos_token_id' must be an integer or a list of integers, got {eos!r}")
+    return tuple(ids)

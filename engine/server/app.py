@@ -59,6 +59,7 @@ class ServerSettings:
     def connection_limits(self) -> ConnectionLimits:
         total = self.max_connections if self.max_connections is not None else default_max_connections()
         return ConnectionLimits(self.header_timeout_s, self.keep_alive_timeout_s, total, self.max_connections_per_client)
+    reasoning_parser: str = "none"  # engine.reasoning.PARSERS: chat replies carry reasoning_content apart (vLLM's)
 
 
 class GuardMiddleware:
@@ -156,7 +157,7 @@ def create_app(engine: Engine, settings: ServerSettings | None = None, close_eng
     max_running = settings.max_running or adapter.max_num_seqs or 256
     admission = Admission(max_running, settings.max_waiting, settings.retry_after_s, settings.max_running_per_request)
     served = {settings.served_model_name, *settings.aliases}
-    rt = Runtime(adapter, admission, metrics, served)
+    rt = Runtime(adapter, admission, metrics, served, reasoning_parser=settings.reasoning_parser)
     grammars = GrammarCompiles(adapter, settings.grammar_limits())
     drain = Drain()
     connections = ConnectionTracker(settings.connection_limits())  # enforced by the launcher's protocol class

@@ -31,6 +31,7 @@ class Runtime:
     admission: Admission
     metrics: ServerMetrics
     served_names: set[str] = field(default_factory=set)
+    reasoning_parser: str = "none"  # chat replies split <think> blocks into reasoning_content unless "none"
 
 
 async def _choice_events(rt: Runtime, plan: Plan, choice: Choice, ticket: Ticket) -> AsyncIterator[ChoiceEvent]:

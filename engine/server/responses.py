@@ -5,6 +5,7 @@ import time
 from typing import Any, AsyncIterator
 
 from engine.base import Completion
+from engine.reasoning import StreamingReasoningSplitter, prompt_opens_thinking, split_reasoning
 from engine.server.errors import error_body
 from engine.server.admission import Ticket
 from engine.server.generation import Runtime, plan_events
@@ -48,15 +49,45 @@ def engine_failure(completions: list[Completion]) -> str | None:
     return None
 
 
+def _opens_thinking(rt: Runtime, plan: Plan) -> bool:
+    """Whether the chat prompt ends inside an open <think> block (the auto reasoning parser needs it)."""
+    tokenizer = rt.adapter.tokenizer
+    choice = plan.choices[0] if plan.choices else None
+    if tokenizer is None or choice is None:
+        return False
+    try:
+        if choice.prompt_ids:
+            return prompt_opens_thinking(tokenizer.decode(choice.prompt_ids[-8:], skip_special_tokens=False))
+        return prompt_opens_thinking(tokenizer.render_chat(choice.messages or []))
+    except Exception:  # an engine whose tokenizer cannot say: no reasoning split
+        return False
+
+
+def _splitters(rt: Runtime, plan: Plan) -> dict[int, StreamingReasoningSplitter]:
+    if plan.kind != "chat" or rt.reasoning_parser == "none":
+        return {}
+    opens = _opens_thinking(rt, plan)
+    return {c.index: StreamingReasoningSplitter(rt.reasoning_parser, opens) for c in plan.choices}
+
+
+def chat_message(rt: Runtime, plan: Plan, done: Completion, opens: bool) -> dict[str, Any]:
+    """The assistant message; with a reasoning parser, the thinking goes to reasoning_content as in vLLM."""
+    if rt.reasoning_parser == "none":
+        return {"role": "assistant", "content": done.text}
+    split = split_reasoning(done.text, rt.reasoning_parser, opens)
+    return {"role": "assistant", "content": split.response, "reasoning_content": split.reasoning}
+
+
 def full_response(rt: Runtime, plan: Plan, completions: list[Completion]) -> dict[str, Any]:
     created = int(time.time())
     choices = []
+    opens = plan.kind == "chat" and rt.reasoning_parser != "none" and _opens_thinking(rt, plan)
     for c, done in zip(plan.choices, completions):
         lp = None
         if plan.kind == "chat":
             if plan.logprobs:
                 lp = chat_logprobs(rt, done)
-            choices.append({"index": c.index, "message": {"role": "assistant", "content": done.text},
+            choices.append({"index": c.index, "message": chat_message(rt, plan, done, opens),
                             "logprobs": lp, "finish_reason": done.finish_reason})
         else:
             if plan.logprobs:
@@ -80,12 +111,16 @@ async def sse_stream(rt: Runtime, plan: Plan, ticket: Ticket) -> AsyncIterator[b
     emitted: dict[int, int] = {c.index: 0 for c in plan.choices}
     running_usage = plan.include_usage and plan.continuous_usage and plan.prompt_tokens is not None
 
+    splitters = _splitters(rt, plan)
+
     def chunk(index: int, text: str | None, finish: str | None = None, logprobs: Any = None,
-              role: bool = False) -> bytes:
+              role: bool = False, reasoning: str | None = None) -> bytes:
         if chat:
             delta: dict[str, Any] = {}
             if role:
                 delta["role"] = "assistant"
+            if reasoning:
+                delta["reasoning_content"] = reasoning
             if text is not None:
                 delta["content"] = text
             choice = {"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
@@ -104,7 +139,12 @@ async def sse_stream(rt: Runtime, plan: Plan, ticket: Ticket) -> AsyncIterator[b
                 yield chunk(c.index, "", role=True)
         async for ev in plan_events(rt, plan, ticket):
             emitted[ev.index] += ev.token_count
-            if ev.text:
+            splitter = splitters.get(ev.index)
+            if splitter is not None:
+                reasoning, answer = splitter.feed(ev.text, final=ev.final is not None)
+                if reasoning or answer:
+                    yield chunk(ev.index, answer if answer else None, reasoning=reasoning)
+            elif ev.text:
                 yield chunk(ev.index, ev.text)
             if ev.final is not None:
                 done = ev.final

@@ -10,8 +10,9 @@ from engine import ENGINES, EngineOptions, SamplingParams, create_engine
 from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.commands.arg_types import (non_negative_float, non_negative_int, positive_float, positive_int,
                                        probability)
-from harness.commands.native_flags import (add_int4_argument, add_nextn_argument, add_parallel_arguments,
-                                           native_extra, run_tp_worker)
+from engine.reasoning import PARSERS
+from harness.commands.native_flags import (add_chat_template_argument, add_int4_argument, add_nextn_argument,
+                                           add_parallel_arguments, chat_template_kwargs, native_extra, run_tp_worker)
 from harness.generate import (GenerateConfig, claim_run_dir, describe_result, limit_items, load_task_data,
                               run_generation)
 from tasks import TASKS, get_task
@@ -71,6 +72,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_int4_argument(p, "native engine: ")
     add_nextn_argument(p, "native engine: ")
     add_parallel_arguments(p, "native engine: ")
+    add_chat_template_argument(p)
+    p.add_argument("--reasoning-parser", choices=PARSERS, default="auto",
+                   help="split a reasoning model's <think>...</think> block into the record's `reasoning`, apart "
+                        "from the `response` judges read; see docs/reasoning.md (default: %(default)s)")
     p.add_argument("--force", action="store_true",
                    help="start a new run even if --out holds a different run (moved aside) or other files")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: shown on stderr)")
@@ -95,17 +100,24 @@ def run(args: argparse.Namespace) -> int:
     items = limit_items(dataset.items, args.limit)
     sampling = SamplingParams(max_tokens=args.max_tokens, temperature=args.temperature, top_p=args.top_p, top_k=args.top_k)
     model = args.model or (DEFAULT_NATIVE_MODEL if args.engine == "native" else None)
+    template_kwargs = chat_template_kwargs(args)
+    template_extra = {}
+    if template_kwargs:  # the native engine renders with them; an OpenAI-compatible server gets them per request
+        template_extra = ({"chat_template_kwargs": template_kwargs} if args.engine == "native"
+                          else {"extra_body": {"chat_template_kwargs": template_kwargs}})
     options = EngineOptions(
         model=model, base_urls=[u for url in args.base_url for u in url.split(",") if u], api_key_env=args.api_key_env,
         request_timeout_s=args.request_timeout, max_retries=args.max_retries,
         retry_base_delay_s=args.retry_base_delay, device=args.device, dtype=args.dtype,
-        threads=args.threads, kv_cache_gib=args.kv_cache_gib, extra={**native_extra(args), **request_param_extra(args)},
+        threads=args.threads, kv_cache_gib=args.kv_cache_gib, extra={**native_extra(args), **request_param_extra(args),
+                                                                     **template_extra},
     )
     cfg = GenerateConfig(
         task=task, data_path=data_path, out=Path(args.out),
         samples=args.samples if args.samples is not None else task.default_samples, limit=args.limit,
         sampling=sampling, seed=args.seed, concurrency=args.concurrency, force=args.force,
-        progress=not args.no_progress, dataset_source=dataset.source,
+        progress=not args.no_progress, dataset_source=dataset.source, reasoning_parser=args.reasoning_parser,
+        chat_template_kwargs=template_kwargs,
     )
     with claim_run_dir(cfg.out, cfg.force) as lock:  # before the model loads: a bad --out costs nothing
         return asyncio.run(_generate(cfg, args.engine, options, items, model, lock))

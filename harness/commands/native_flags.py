@@ -17,6 +17,19 @@ def add_nextn_argument(p: argparse.ArgumentParser, prefix: str = "") -> None:
                         "with MTP modules; default 0 = off)")
 
 
+def add_chat_template_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--chat-template-kwargs", metavar="JSON",
+                   help="extra variables for the model's chat template, e.g. '{\"enable_thinking\": false}' "
+                        "(Qwen3); native engine: rendered with them; openai engine: sent as chat_template_kwargs "
+                        "(vLLM, SGLang); recorded in run.json")
+
+
+def chat_template_kwargs(args: argparse.Namespace) -> dict:
+    """--chat-template-kwargs as a dict ({} when absent); a clear error for anything but a JSON object."""
+    from engine.native.chat_template import parse_template_kwargs  # jinja2 and json only, no torch
+    return parse_template_kwargs(getattr(args, "chat_template_kwargs", None))
+
+
 def add_parallel_arguments(p: argparse.ArgumentParser, prefix: str = "") -> None:
     p.add_argument("--tp", type=int, default=1,
                    help=f"{prefix}tensor-parallel ranks (Llama-family models); launch with "

@@ -8,8 +8,8 @@ import sys
 
 from engine.base import EngineError, EngineOptions
 from harness.commands.arg_types import non_negative_float, non_negative_int, port_number, positive_float, positive_int
-from harness.commands.native_flags import (add_int4_argument, add_nextn_argument, add_parallel_arguments,
-                                           native_extra, run_tp_worker)
+from harness.commands.native_flags import (add_chat_template_argument, add_int4_argument, add_nextn_argument,
+                                           add_parallel_arguments, chat_template_kwargs, native_extra, run_tp_worker)
 
 HELP = "serve the built-in engine over the OpenAI API (/v1/chat/completions, /v1/completions, /metrics)"
 EXAMPLES = """\
@@ -76,6 +76,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_int4_argument(p)
     add_nextn_argument(p)
     add_parallel_arguments(p)
+    add_chat_template_argument(p)
+    p.add_argument("--reasoning-parser", choices=("none", "auto", "deepseek-r1", "qwen3"), default="none",
+                   help="return a reasoning model's <think> block as reasoning_content, apart from content, in "
+                        "chat completions (streamed too), as vLLM does; see docs/reasoning.md (default: none)")
 
 
 def _is_loopback(host: str) -> bool:
@@ -95,6 +99,8 @@ def engine_options(args: argparse.Namespace) -> EngineOptions:
         extra["block_size"] = args.block_size
     if args.no_prefix_caching:
         extra["enable_prefix_caching"] = False
+    if template_kwargs := chat_template_kwargs(args):
+        extra["chat_template_kwargs"] = template_kwargs
     return EngineOptions(model=args.model, device=args.device, dtype=args.dtype, threads=args.threads,
                          kv_cache_gib=args.kv_cache_gib, max_model_len=args.max_model_len,
                          max_num_seqs=args.max_num_seqs, extra=extra)
@@ -118,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     served = args.served_model_name or args.model
     settings = ServerSettings(served_model_name=served, api_key=api_key,
                               max_body_bytes=int(args.max_body_mb * 1024 * 1024),
+                              reasoning_parser=args.reasoning_parser,
                               **{name: getattr(args, name) for name, *_ in SERVER_LIMITS})
     d = engine.describe()
 

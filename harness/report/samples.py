@@ -56,6 +56,7 @@ def _record(key: tuple[str, int], gen: GenerationRecord | None, grades: dict[str
         "item": key[0], "sample": key[1], "target": target,
         "messages": [{"role": m.get("role"), "content": _text_of(m.get("content"))} for m in gen.messages] if gen else [],
         "response": gen.response if gen else None, "finish": gen.finish_reason if gen else None,
+        "reasoning": gen.reasoning if gen else None,  # shown folded above the response
         "error": gen.error if gen else None, "usage": gen.usage if gen else None,
         "latency_s": gen.latency_s if gen else None, "category": gen.category if gen else None,
         "grades": {j: None if g is None else {"status": g.status, "correct": g.correct, "extracted": g.extracted,

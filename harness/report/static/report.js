@@ -130,6 +130,12 @@ var HR = (function () {
       judges.appendChild(card);
     });
     box.appendChild(judges);
+    if (rec.reasoning) {  // a reasoning model's thinking, kept apart from the graded response: folded
+      var think = el("details", null, "reasoning");
+      think.appendChild(el("summary", "reasoning (" + rec.reasoning.length.toLocaleString() + " characters, not graded)"));
+      think.appendChild(el("pre", rec.reasoning));
+      box.appendChild(think);
+    }
     box.appendChild(el("h4", "response"));
     var resp = textBlock(rec.response);
     resp.classList.add("response");
