@@ -1,4 +1,4 @@
-"""The run directory: run.json, generations.jsonl and grades/<judge-id>/, read and written safely."""
+"""The run directory: every path and file name of a run and its grades, read and written safely."""
 from __future__ import annotations
 
 import json
@@ -6,9 +6,10 @@ import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from harness.errors import RunDirError
+from harness.grade_summary import GradeSummary, read_summary, write_summary
 from harness.jsonl import iter_jsonl, read_jsonl_tolerant, write_json_atomic, write_jsonl_atomic
 from harness.locks import LOCK_NAME, RunLock
 from harness.records import SCHEMA_VERSION, GenerationRecord, GradeRecord, RecordError
@@ -17,6 +18,10 @@ from records import check_schema_version
 RUN_JSON = "run.json"
 GENERATIONS = "generations.jsonl"
 GRADES = "grades"
+GRADE_SAMPLES = "samples.jsonl"  # grades/<judge>/: one grade per (item, sample)
+SUMMARY = "summary.json"  # grades/<judge>/: the judge's numbers (harness.grade_summary)
+# What generate writes into a run folder (its lock aside).
+RUN_FILES = (RUN_JSON, GENERATIONS, GRADES)
 # Written by `grade RUN --out DIR` into DIR: which run those grades belong to, so DIR opens like RUN.
 GRADES_OF = "grades-of.json"
 
@@ -115,6 +120,34 @@ def safe_judge_dir_name(judge_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", judge_id)
 
 
+# A judge's short name (what `grade --judge` takes) -> how its ids begin; the rest begin with "<name>-".
+JUDGE_ID_PREFIX = {"rules+llm": "hybrid-"}
+
+
+def judge_kind(name: str, kinds: Iterable[str]) -> str | None:
+    """The short name a judge id begins with (`rules-v2` -> `rules`, `hybrid-...` -> `rules+llm`); None if none."""
+    kinds = list(kinds)
+    if name in kinds:
+        return name
+    return next((k for k in kinds if name.startswith(JUDGE_ID_PREFIX.get(k, k + "-"))), None)
+
+
+def resolve_judge(name: str, available: list[str], where: Path | str) -> str:
+    """The grades folder `name` stands for: a full judge id, or a short name (`rules`) that only one id here has."""
+    if name in available:
+        return name
+    if safe_judge_dir_name(name) in available:
+        return safe_judge_dir_name(name)
+    prefix = JUDGE_ID_PREFIX.get(name, name + "-")
+    matches = [j for j in available if j.startswith(prefix)]
+    if len(matches) == 1:
+        return matches[0]
+    here = ", ".join(available) or "none"
+    if matches:
+        raise RunDirError(f"{where}: judge {name!r} could be any of {', '.join(matches)}; give the full id")
+    raise RunDirError(f"{where}: no grades for {name}; judges here: {here}")
+
+
 def read_grades_of(pointer: Path) -> str:
     try:
         run = json.loads(pointer.read_text(encoding="utf-8"))["run"]
@@ -159,6 +192,16 @@ class RunDir:
 
     def judge_dir(self, judge_id: str) -> Path:
         return self.grades_root / safe_judge_dir_name(judge_id)
+
+    def grades_path(self, judge_id: str) -> Path:
+        return self.judge_dir(judge_id) / GRADE_SAMPLES
+
+    def summary_path(self, judge_id: str) -> Path:
+        return self.judge_dir(judge_id) / SUMMARY
+
+    def resolve_judge(self, name: str) -> str:
+        """The judge folder a short name (`rules`) or a full id (`rules-v2`) names in this run."""
+        return resolve_judge(name, self.list_judges(), self.path)
 
     def generate_lock(self) -> RunLock:
         """The one-writer lock of generations.jsonl and run.json."""
@@ -221,10 +264,10 @@ class RunDir:
         root = self.grades_root
         if not root.is_dir():
             return []
-        return sorted(p.name for p in root.iterdir() if (p / "samples.jsonl").exists())
+        return sorted(p.name for p in root.iterdir() if (p / GRADE_SAMPLES).exists())
 
     def read_grades(self, judge_id: str) -> list[GradeRecord]:
-        path = self.judge_dir(judge_id) / "samples.jsonl"
+        path = self.grades_path(judge_id)
         if not path.exists():
             raise RunDirError(f"{self.path}: no grades for judge {judge_id!r}; judges here: {', '.join(self.list_judges()) or 'none'}")
         out = []
@@ -235,8 +278,11 @@ class RunDir:
                 raise RunDirError(str(exc)) from None
         return out
 
-    def read_summary(self, judge_id: str) -> dict[str, Any]:
-        path = self.judge_dir(judge_id) / "summary.json"
+    def read_summary(self, judge_id: str) -> GradeSummary:
+        path = self.summary_path(judge_id)
         if not path.exists():
             raise RunDirError(f"{path}: missing; run `python -m harness grade {self.path}`")
-        return json.loads(path.read_text(encoding="utf-8"))
+        return read_summary(path)
+
+    def write_summary(self, judge_id: str, summary: GradeSummary) -> None:
+        write_summary(self.summary_path(judge_id), summary)

@@ -65,7 +65,7 @@ def load_run(rid: str, path: Path) -> RunData:
     data = RunData(rid=rid, path=str(path), spec=spec, summaries={})
     for judge in run.list_judges():
         try:
-            data.summaries[judge] = run.read_summary(judge)
+            data.summaries[judge] = run.read_summary(judge).to_dict()  # the templates read the file's keys
         except RunDirError as exc:  # grades without a summary: keep the samples, say why the numbers are missing
             print(f"warning: {exc}", file=sys.stderr)
         data.grades[judge] = {g.key: g for g in run.read_grades(judge)}

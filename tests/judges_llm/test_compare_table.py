@@ -1,5 +1,5 @@
 """compare's arithmetic and table on hand-made verdicts: what counts as decided, and long lists cut short."""
-from harness.commands.compare import compare_pair, format_report
+from harness.judge_agreement import compare_pair, format_report
 from harness.records import GradeRecord
 
 
