@@ -57,7 +57,7 @@ class GradeSummary:
         return {**out, **self.task_metrics}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], where: str = "summary.json") -> "GradeSummary":
+    def from_dict(cls, data: dict[str, Any], where: str = "a grade summary") -> "GradeSummary":
         """Read a summary of any age; keys this record does not name are the task's metrics."""
         if not isinstance(data, dict):
             raise RunDirError(f"{where}: expected a JSON object, got {type(data).__name__}")

@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 from harness.errors import RunDirError
 from harness.records import GenerationRecord, GradeRecord
-from harness.rundir import RunDir, RunSpec, is_run_or_grades_dir
+from harness.rundir import GENERATIONS, RunDir, RunSpec, is_run_or_grades_dir
 from sweep.records import ResultsFile, SweepRecord
 
 
@@ -41,7 +41,7 @@ def expand(paths: list[str]) -> tuple[list[Path], list[Path], list[str]]:
     def classify(p: Path) -> bool:
         if is_run_or_grades_dir(p):
             runs.append(p)
-        elif p.is_file() and p.name.endswith(".jsonl") and p.name != "generations.jsonl":
+        elif p.is_file() and p.name.endswith(".jsonl") and p.name != GENERATIONS:
             sweeps.append(p)
         elif (p / "results.jsonl").is_file():
             sweeps.append(p / "results.jsonl")
