@@ -15,10 +15,10 @@ from harness.errors import RunDirError
 from harness.jsonl import JsonlWriter, remove_orphan_temps, repair_torn_tail
 from harness.locks import RunLock, describe_takeover
 from harness.progress import Progress
-from harness.provenance import provenance
-from harness.records import GenerationRecord
 from harness.out_folders import check_out_dir
 from harness.rundir import GENERATIONS, RUN_FILES, RUN_JSON, RunDir, RunSpec
+from records import GenerationRecord
+from records.provenance import provenance
 from tasks import DataError, Item, Task, derive_seed, file_sha256
 
 

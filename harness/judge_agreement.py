@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import RunDirError
-from harness.records import GradeRecord
 from harness.rundir import RunDir
 from harness.stats import cohen_kappa
+from records import GradeRecord
 
 # a judge read the response and decided
 VERDICT_STATUSES = ("graded", "no_answer", "ambiguous", "truncated")

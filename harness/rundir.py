@@ -12,8 +12,7 @@ from harness.errors import RunDirError
 from harness.grade_summary import GradeSummary, read_summary, write_summary
 from harness.jsonl import iter_jsonl, read_jsonl_tolerant, write_json_atomic, write_jsonl_atomic
 from harness.locks import LOCK_NAME, RunLock
-from harness.records import SCHEMA_VERSION, GenerationRecord, GradeRecord, RecordError
-from records import check_schema_version
+from records import SCHEMA_VERSION, GenerationRecord, GradeRecord, RecordError, check_schema_version
 
 RUN_JSON = "run.json"
 GENERATIONS = "generations.jsonl"

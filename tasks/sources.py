@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from tasks.base import DataError, file_sha256
+from records.provenance import file_sha256
+from tasks.errors import DataError
 from tasks.rows import FILE_SUFFIXES, Table, read_file, table_from_dataset
 
 HF_PREFIX = "hf:"

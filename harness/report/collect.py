@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from harness.errors import RunDirError
-from harness.records import GenerationRecord, GradeRecord
+from records import GenerationRecord, GradeRecord
 from harness.rundir import GENERATIONS, RunDir, RunSpec, is_run_or_grades_dir
 from sweep.records import ResultsFile, SweepRecord
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from harness.grade import grade_run
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from harness.rundir import RunDir, RunSpec
 from judges.rules import RulesJudge, aime, extract
 from judges.rules.deadline import Deadline
