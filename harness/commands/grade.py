@@ -80,32 +80,28 @@ def judge_options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    # a full id (rules-v2) grades as its kind (rules); _grade_all checks the judge made is that id
+    args.judge_id, args.judge = args.judge, judge_kind(args.judge, JUDGES) or args.judge
     if args.out and len(args.run_dirs) > 1:
         raise ValueError("--out takes one run directory: grades of two runs would land in one folder")
-    kind = judge_kind(args.judge, JUDGES) or args.judge  # an unknown name is refused by create_judge
-    if kind in ("llm", "rules+llm") and args.judge_engine == "native":
+    if args.judge in ("llm", "rules+llm") and args.judge_engine == "native":
         from engine.base import EngineOptions
         from engine.server.local import judge_base_urls
 
         model = args.judge_model or "smollm2-135m"
         with judge_base_urls("native", model, args.judge_base_url, EngineOptions(model=model)) as urls:
             args.judge_model, args.judge_base_url = model, urls
-            return asyncio.run(_grade_all(_create_judge(kind, args), args))
-    return asyncio.run(_grade_all(_create_judge(kind, args), args))
-
-
-def _create_judge(kind: str, args: argparse.Namespace):
-    """The judge `--judge` names; a full id must be the one these options make (else it would grade as another)."""
-    judge = create_judge(kind, **judge_options(args))
-    if args.judge != kind and args.judge not in (judge.judge_id, safe_judge_dir_name(judge.judge_id)):
-        raise JudgeError(f"--judge {args.judge}: these options make judge {judge.judge_id}; "
-                         f"use --judge {kind}, or the options that made {args.judge}")
-    return judge
+            return asyncio.run(_grade_all(create_judge(args.judge, **judge_options(args)), args))
+    judge = create_judge(args.judge, **judge_options(args))
+    return asyncio.run(_grade_all(judge, args))
 
 
 async def _grade_all(judge, args: argparse.Namespace) -> int:
     status = 0
     try:
+        if args.judge_id not in (args.judge, judge.judge_id, safe_judge_dir_name(judge.judge_id)):
+            raise JudgeError(f"--judge {args.judge_id}: these options make judge {judge.judge_id}; "
+                             f"use --judge {args.judge}, or the options that made {args.judge_id}")
         for run_dir in args.run_dirs:
             summary = await grade_run(Path(run_dir), judge, args.judge_concurrency,
                                       show_progress=not args.no_progress, grades_out=Path(args.out) if args.out else None)
