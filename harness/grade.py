@@ -14,7 +14,7 @@ from harness.jsonl import remove_orphan_temps, write_jsonl_atomic
 from harness.locks import CannotWrite, lock_holder_if_locked
 from harness.metrics import score_table
 from harness.progress import Progress
-from records.provenance import provenance  # (placed where harness.provenance was: keeps merges of this shared file clean)
+from records.provenance import provenance
 from records import FINISH_REASONS, GRADE_STATUSES, GenerationRecord, GradeRecord
 from harness.out_folders import check_grades_out, link_grades_dir
 from harness.rundir import GRADE_SAMPLES, SUMMARY, RunDir, RunSpec
