@@ -25,6 +25,7 @@ RUN_FILES = (RUN_JSON, GENERATIONS, GRADES)
 # Written by `grade RUN --out DIR` into DIR: which run those grades belong to, so DIR opens like RUN.
 GRADES_OF = "grades-of.json"
 
+
 @dataclass
 class Generations:
     """What generations.jsonl holds now: one record per (item, sample), and a skipped torn last line."""
