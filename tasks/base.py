@@ -92,7 +92,8 @@ class Task(ABC):
         """Read a source, map its columns, give rows without an id a stable one, refuse duplicate ids."""
         from tasks.columns import describe_mapping, is_empty, map_columns, normalise, text_id
         from tasks.hub_sources import hf_label
-        from tasks.sources import Preferences, open_source
+        from tasks.open_data import open_source
+        from tasks.sources import Preferences
 
         aliases = {normalise(n) for c in self.columns for n in c.names}
         prefs = Preferences(self.data_format, self.split_order, self.hub_configs, keep=lambda c: normalise(c) in aliases)
