@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.records import GenerationRecord  # noqa: E402
+from records import GenerationRecord  # noqa: E402
 from judges.rules import RulesJudge  # noqa: E402
 
 MATH = [

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from engine.base import EngineError
-from harness.records import RecordError
 from judges.base import JudgeError
-from tasks.base import DataError
+from records import RecordError
+from tasks.errors import DataError
 
 
 class RunDirError(Exception):

@@ -16,10 +16,10 @@ from harness.errors import RunDirError
 from harness.jsonl import JsonlWriter, remove_orphan_temps, repair_torn_tail
 from harness.locks import RunLock, describe_takeover
 from harness.progress import Progress
-from harness.provenance import provenance
-from harness.records import GenerationRecord
 from harness.out_folders import check_out_dir
-from harness.rundir import RunDir, RunSpec
+from harness.rundir import GENERATIONS, RUN_FILES, RUN_JSON, RunDir, RunSpec
+from records import GenerationRecord
+from records.provenance import provenance
 from tasks import DataError, Item, Task, derive_seed, file_sha256
 
 
@@ -131,12 +131,12 @@ def prepare_run_dir(cfg: GenerateConfig, spec: RunSpec) -> list[GenerationRecord
         if diffs:
             backup = cfg.out / f"superseded-{time.strftime('%Y%m%dT%H%M%S')}"
             backup.mkdir()
-            for name in ("run.json", "generations.jsonl", "grades"):
+            for name in RUN_FILES:
                 if (cfg.out / name).exists():
                     shutil.move(str(cfg.out / name), str(backup / name))
             print(f"moved the previous run's files to {backup}", file=sys.stderr)
     cfg.out.mkdir(parents=True, exist_ok=True)
-    for tmp in remove_orphan_temps(cfg.out, ("run.json", "generations.jsonl")):
+    for tmp in remove_orphan_temps(cfg.out, (RUN_JSON, GENERATIONS)):
         print(f"note: removed {tmp}, left by a generate that was killed while writing", file=sys.stderr)
     expected = set(spec.expected_keys())
     repair_torn_tail(run.generations_path)  # the writer, under the lock, repairs what a crash left
@@ -231,10 +231,6 @@ def _with_seed(params: SamplingParams, seed: int) -> SamplingParams:
     d = params.to_dict()
     d["seed"] = seed
     return SamplingParams(**d)
-
-
-def load_items(task: Task, path: Path | str, limit: int | None) -> list[Item]:
-    return limit_items(task.load(path), limit)
 
 
 def limit_items(items: list[Item], limit: int | None) -> list[Item]:

@@ -1,4 +1,4 @@
-"""The grade stage: one judge over a run's generations, then summary.json. Never touches generations."""
+"""The grade stage: one judge over a run's generations, then its summary. Never touches generations."""
 from __future__ import annotations
 
 import asyncio
@@ -9,14 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import RunDirError
-from harness.jsonl import remove_orphan_temps, write_json_atomic, write_jsonl_atomic
+from harness.grade_summary import GradeSummary
+from harness.jsonl import remove_orphan_temps, write_jsonl_atomic
 from harness.locks import CannotWrite, lock_holder_if_locked
 from harness.metrics import score_table
 from harness.progress import Progress
-from harness.provenance import provenance
-from harness.records import FINISH_REASONS, GRADE_STATUSES, GenerationRecord, GradeRecord
+from records.provenance import provenance
+from records import FINISH_REASONS, GRADE_STATUSES, GenerationRecord, GradeRecord
 from harness.out_folders import check_grades_out, link_grades_dir
-from harness.rundir import RunDir, RunSpec
+from harness.rundir import GRADE_SAMPLES, SUMMARY, RunDir, RunSpec
 from judges import Judge, JudgeConfigError, Verdict
 from tasks import get_task
 
@@ -112,7 +113,7 @@ def decided_by_counts(grades: list[GradeRecord]) -> dict[str, int]:
 
 
 def build_summary(spec: RunSpec, records: list[GenerationRecord], grades: list[GradeRecord], judge: Judge,
-                  task_metrics: dict[str, Any]) -> dict[str, Any]:
+                  task_metrics: dict[str, Any]) -> GradeSummary:
     expected = spec.expected_keys()
     by_key = {g.key: g for g in grades}
     generated = sum(1 for r in records if r.finished)
@@ -122,28 +123,28 @@ def build_summary(spec: RunSpec, records: list[GenerationRecord], grades: list[G
     categories = {r.item_id: r.category for r in records}
     table = score_table(expected, {k: g.correct for k, g in by_key.items()}, categories)
     completion_tokens = [r.usage.get("completion_tokens", 0) for r in records if r.finished]
-    summary = {
-        "task": spec.task,
-        "judge": {"id": judge.judge_id, "config": judge.config()},
-        "pass@1": table["pass@1"],
-        "pass@1_stderr": table["pass@1_stderr"],
-        "pass@1_valid": not incomplete,
-        "coverage_complete": not incomplete,
-        "pass@k": table["pass@k"],
-        "counts": {
+    summary = GradeSummary(
+        task=spec.task,
+        judge={"id": judge.judge_id, "config": judge.config()},
+        pass1=table["pass@1"],
+        pass1_stderr=table["pass@1_stderr"],
+        pass1_valid=not incomplete,
+        coverage_complete=not incomplete,
+        pass_k=table["pass@k"],
+        counts={
             "expected": len(expected),
             "generated": generated,
             **{status: counts.get(status, 0) for status in GRADE_STATUSES},
             "missing": len(missing),
             **decided_by_counts(grades),
         },
-        "items": len(spec.item_ids),
-        "samples_per_item": spec.samples,
-        "mean_completion_tokens": (sum(completion_tokens) / len(completion_tokens)) if completion_tokens else None,
-        "per_category": table["per_category"],
-        "per_item": table["per_item"],
-        "task_options": spec.task_options,
-        "provenance": {
+        items=len(spec.item_ids),
+        samples_per_item=spec.samples,
+        mean_completion_tokens=(sum(completion_tokens) / len(completion_tokens)) if completion_tokens else None,
+        per_category=table["per_category"],
+        per_item=table["per_item"],
+        task_options=spec.task_options,
+        provenance={
             "dataset": {"path": spec.dataset_path, "sha256": spec.dataset_sha256, "source": spec.dataset_source},
             "generation": spec.provenance,
             "grading": provenance(),
@@ -151,17 +152,17 @@ def build_summary(spec: RunSpec, records: list[GenerationRecord], grades: list[G
             "sampling": spec.sampling,
             "seed": spec.seed,
         },
-        "graded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
+        graded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        task_metrics=task_metrics,
+    )
     if incomplete:
-        summary["note"] = (f"coverage incomplete: {len(incomplete)} of {len(expected)} expected samples lack a finished "
-                           "generation or a grade; pass@1 is not valid (rerun generate, then grade)")
-    summary.update(task_metrics)
+        summary.note = (f"coverage incomplete: {len(incomplete)} of {len(expected)} expected samples lack a finished "
+                        "generation or a grade; pass@1 is not valid (rerun generate, then grade)")
     return summary
 
 
 async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_progress: bool = True,
-                    grades_out: Path | None = None) -> dict[str, Any]:
+                    grades_out: Path | None = None) -> GradeSummary:
     """Grade every generation of a run with one judge; replace only that judge's folder.
 
     Reads the run and never writes generations.jsonl; grades go to grades/<judge-id>/ under the run,
@@ -182,7 +183,7 @@ async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_pr
             raise
         raise RunDirError(f"{exc}; grade into another folder with --out DIR (grades go to DIR/grades/)") from None
     with lock:  # taken first: it turns an unwritable DIR into one clear line
-        for tmp in remove_orphan_temps(run.judge_dir(judge.judge_id), ("samples.jsonl", "summary.json")):
+        for tmp in remove_orphan_temps(run.judge_dir(judge.judge_id), (GRADE_SAMPLES, SUMMARY)):
             print(f"note: removed {tmp}, left by a grade that was killed while writing", file=sys.stderr)
         if grades_out is not None:
             link_grades_dir(grades_out, run_path)  # so summary, compare, report and grade open DIR like the run
@@ -194,10 +195,9 @@ async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_pr
         task = get_task(spec.task, **spec.task_options)
         metrics = task.summary_metrics(grades, records, spec.expected_keys())
         summary = build_summary(spec, records, grades, judge, metrics)
-        _add_notes(summary, generations.torn_note(run.generations_path), _live_generate_note(run))
-        out = run.judge_dir(judge.judge_id)
-        write_jsonl_atomic(out / "samples.jsonl", (g.to_dict() for g in grades))
-        write_json_atomic(out / "summary.json", summary)
+        summary.add_notes(generations.torn_note(run.generations_path), _live_generate_note(run))
+        write_jsonl_atomic(run.grades_path(judge.judge_id), (g.to_dict() for g in grades))
+        run.write_summary(judge.judge_id, summary)
     return summary
 
 
@@ -206,9 +206,3 @@ def _live_generate_note(run: RunDir) -> str | None:
     if holder is None:
         return None
     return f"generate is still writing this run ({holder.describe()}): these grades cover the records finished so far"
-
-
-def _add_notes(summary: dict[str, Any], *notes: str | None) -> None:
-    text = "; ".join(n for n in (summary.get("note"), *notes) if n)
-    if text:
-        summary["note"] = text

@@ -27,10 +27,10 @@ def shared_judge(a: RunDir, b: RunDir, judge: str | None) -> str:
     """The judge whose grades both runs are compared by: the one asked for, or the only one they share."""
     ja, jb = a.list_judges(), b.list_judges()
     if judge:
-        for run, judges in ((a, ja), (b, jb)):
-            if judge not in judges:
-                raise RunDirError(f"{run.path}: no grades for {judge}; judges here: {', '.join(judges) or 'none'}")
-        return judge
+        in_a, in_b = a.resolve_judge(judge), b.resolve_judge(judge)  # a short name (`rules`) or a full id
+        if in_a != in_b:
+            raise RunDirError(f"judge {judge!r} is {in_a} in {a.path} but {in_b} in {b.path}; give the full id")
+        return in_a
     common = [j for j in ja if j in jb]
     if len(common) == 1:
         return common[0]
@@ -73,7 +73,7 @@ def compare_runs(path_a: str | Path, path_b: str | Path, judge: str | None = Non
         p, how = sign_flip_test(d, seed=seed)
         test = {"name": f"paired sign-flip permutation ({how})", "p_value": p}
     needed = items_needed(d)
-    coverage = {str(r.path): r.read_summary(judge).get("coverage_complete") if (r.judge_dir(judge) / "summary.json").exists()
+    coverage = {str(r.path): r.read_summary(judge).coverage_complete if r.summary_path(judge).exists()
                 else None for r in (a, b)}
     return {
         "a": str(path_a), "b": str(path_b), "task": spec_a.task, "judge": judge,

@@ -1,100 +1,29 @@
-"""The run directory: run.json, generations.jsonl and grades/<judge-id>/, read and written safely."""
+"""The run directory: every path and file name of a run and its grades, read and written safely."""
 from __future__ import annotations
 
 import json
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Iterable
 
 from harness.errors import RunDirError
+from harness.grade_summary import GradeSummary, read_summary, write_summary
 from harness.jsonl import iter_jsonl, read_jsonl_tolerant, write_json_atomic, write_jsonl_atomic
 from harness.locks import LOCK_NAME, RunLock
-from harness.records import SCHEMA_VERSION, GenerationRecord, GradeRecord, RecordError
-from records import check_schema_version
+from harness.run_spec import RunSpec
+from records import GenerationRecord, GradeRecord, RecordError, check_schema_version
 
 RUN_JSON = "run.json"
 GENERATIONS = "generations.jsonl"
 GRADES = "grades"
+GRADE_SAMPLES = "samples.jsonl"  # grades/<judge>/: one grade per (item, sample)
+SUMMARY = "summary.json"  # grades/<judge>/: the judge's numbers (harness.grade_summary)
+# What generate writes into a run folder (its lock aside).
+RUN_FILES = (RUN_JSON, GENERATIONS, GRADES)
 # Written by `grade RUN --out DIR` into DIR: which run those grades belong to, so DIR opens like RUN.
 GRADES_OF = "grades-of.json"
-
-# Fields of run.json that must match for a rerun to continue the same run.
-IDENTITY_FIELDS = ("task", "dataset_sha256", "engine_name", "model", "sampling", "seed", "samples", "item_ids", "task_options",
-                   "dataset_source")
-# The parts of run.json's dataset_source that name which data was asked for (paths may move; hashes cover content).
-SOURCE_IDENTITY = ("hub_name", "config", "split", "commit")
-
-
-def source_identity(source: dict[str, Any]) -> dict[str, Any]:
-    """A resolved commit stands for the revision that named it (`@main` and `@<its commit>` are one run)."""
-    out = {k: source[k] for k in SOURCE_IDENTITY if source.get(k) is not None}
-    if "commit" not in out and source.get("revision") is not None:
-        out["revision"] = source["revision"]
-    return out
-
-
-@dataclass
-class RunSpec:
-    """What a generate run was asked to do (run.json)."""
-
-    task: str
-    dataset_path: str
-    dataset_sha256: str
-    item_ids: list[str]
-    samples: int
-    engine_name: str
-    model: str | None
-    engine: dict[str, Any]
-    sampling: dict[str, Any]
-    seed: int
-    task_options: dict[str, Any] = field(default_factory=dict)
-    provenance: dict[str, Any] = field(default_factory=dict)
-    dataset_source: dict[str, Any] = field(default_factory=dict)  # kind, hub name/config/split/revision/commit, ...
-    created_at: str = ""
-    schema_version: int = SCHEMA_VERSION
-
-    def expected_keys(self) -> list[tuple[str, int]]:
-        return [(item_id, s) for item_id in self.item_ids for s in range(self.samples)]
-
-    def data_identity(self) -> dict[str, Any] | None:
-        """What identifies the rows used (their hash, the hub commit), not how they were found; None for old runs."""
-        src = self.dataset_source
-        if not src.get("rows_sha256"):
-            return None
-        return {k: src[k] for k in ("rows_sha256", "hub_name", "commit") if src.get(k)}
-
-    def differences(self, other: "RunSpec") -> list[str]:
-        """Human-readable differences in the fields that define a run's identity."""
-        out = []
-        mine, theirs = self.data_identity(), other.data_identity()
-        by_content = mine is not None and theirs is not None  # else (a run.json from before) the file hashes decide
-        if by_content and mine != theirs:
-            out.append(f"data: {json.dumps(mine, sort_keys=True)} in run.json vs {json.dumps(theirs, sort_keys=True)} now")
-        for name in IDENTITY_FIELDS:
-            if by_content and name in ("dataset_sha256", "dataset_source"):
-                continue  # a snapshot and an Arrow cache of one commit are the same rows in other files
-            a, b = getattr(self, name), getattr(other, name)
-            if name == "dataset_source":
-                a, b = source_identity(a), source_identity(b)
-            if a != b:
-                if name == "item_ids":
-                    out.append(describe_item_id_change(a, b))
-                else:
-                    out.append(f"{name}: {json.dumps(a, sort_keys=True)} in run.json vs {json.dumps(b, sort_keys=True)} now")
-        return out
-
-
-def describe_item_id_change(before: list[str], now: list[str]) -> str:
-    """Which item ids differ between run.json and now (not just how many), a few of each shown."""
-    before_set, now_set = set(before), set(now)
-    gone, new = [i for i in before if i not in now_set], [i for i in now if i not in before_set]
-
-    def shown(ids: list[str]) -> str:
-        return ", ".join(ids[:5]) + (f", ... ({len(ids)} in all)" if len(ids) > 5 else "")
-    parts = ([f"only in run.json: {shown(gone)}"] if gone else []) + ([f"only now: {shown(new)}"] if new else [])
-    return "item_ids: " + ("; ".join(parts) if parts else "the same ids in another order")
 
 
 @dataclass
@@ -113,6 +42,34 @@ class Generations:
 
 def safe_judge_dir_name(judge_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", judge_id)
+
+
+# A judge's short name (what `grade --judge` takes) -> how its ids begin; the rest begin with "<name>-".
+JUDGE_ID_PREFIX = {"rules+llm": "hybrid-"}
+
+
+def judge_kind(name: str, kinds: Iterable[str]) -> str | None:
+    """The short name a judge id begins with (`rules-v2` -> `rules`, `hybrid-...` -> `rules+llm`); None if none."""
+    kinds = list(kinds)
+    if name in kinds:
+        return name
+    return next((k for k in kinds if name.startswith(JUDGE_ID_PREFIX.get(k, k + "-"))), None)
+
+
+def resolve_judge(name: str, available: list[str], where: Path | str) -> str:
+    """The grades folder `name` stands for: a full judge id, or a short name (`rules`) that only one id here has."""
+    if name in available:
+        return name
+    if safe_judge_dir_name(name) in available:
+        return safe_judge_dir_name(name)
+    prefix = JUDGE_ID_PREFIX.get(name, name + "-")
+    matches = [j for j in available if j.startswith(prefix)]
+    if len(matches) == 1:
+        return matches[0]
+    here = ", ".join(available) or "none"
+    if matches:
+        raise RunDirError(f"{where}: judge {name!r} could be any of {', '.join(matches)}; give the full id")
+    raise RunDirError(f"{where}: no grades for {name}; judges here: {here}")
 
 
 def read_grades_of(pointer: Path) -> str:
@@ -159,6 +116,16 @@ class RunDir:
 
     def judge_dir(self, judge_id: str) -> Path:
         return self.grades_root / safe_judge_dir_name(judge_id)
+
+    def grades_path(self, judge_id: str) -> Path:
+        return self.judge_dir(judge_id) / GRADE_SAMPLES
+
+    def summary_path(self, judge_id: str) -> Path:
+        return self.judge_dir(judge_id) / SUMMARY
+
+    def resolve_judge(self, name: str) -> str:
+        """The judge folder a short name (`rules`) or a full id (`rules-v2`) names in this run."""
+        return resolve_judge(name, self.list_judges(), self.path)
 
     def generate_lock(self) -> RunLock:
         """The one-writer lock of generations.jsonl and run.json."""
@@ -221,10 +188,10 @@ class RunDir:
         root = self.grades_root
         if not root.is_dir():
             return []
-        return sorted(p.name for p in root.iterdir() if (p / "samples.jsonl").exists())
+        return sorted(p.name for p in root.iterdir() if (p / GRADE_SAMPLES).exists())
 
     def read_grades(self, judge_id: str) -> list[GradeRecord]:
-        path = self.judge_dir(judge_id) / "samples.jsonl"
+        path = self.grades_path(judge_id)
         if not path.exists():
             raise RunDirError(f"{self.path}: no grades for judge {judge_id!r}; judges here: {', '.join(self.list_judges()) or 'none'}")
         out = []
@@ -235,8 +202,11 @@ class RunDir:
                 raise RunDirError(str(exc)) from None
         return out
 
-    def read_summary(self, judge_id: str) -> dict[str, Any]:
-        path = self.judge_dir(judge_id) / "summary.json"
+    def read_summary(self, judge_id: str) -> GradeSummary:
+        path = self.summary_path(judge_id)
         if not path.exists():
             raise RunDirError(f"{path}: missing; run `python -m harness grade {self.path}`")
-        return json.loads(path.read_text(encoding="utf-8"))
+        return read_summary(path)
+
+    def write_summary(self, judge_id: str, summary: GradeSummary) -> None:
+        write_summary(self.summary_path(judge_id), summary)

@@ -2,37 +2,10 @@
 from __future__ import annotations
 
 import platform
-import subprocess
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-_REPO = Path(__file__).resolve().parent.parent
-_PACKAGES = ("torch", "numpy", "httpx", "openai", "matplotlib", "safetensors")
-
-
-def git_state(repo: Path = _REPO) -> dict[str, Any]:
-    """Commit and dirty flag; None values when git or the repository is absent (an installed copy)."""
-    def git(*args: str) -> str | None:
-        try:
-            out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return out.stdout.strip() if out.returncode == 0 else None
-
-    commit = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain", "--untracked-files=no") if commit else None
-    return {"commit": commit, "dirty": None if status is None else bool(status)}
-
-
-def package_versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {"python": platform.python_version()}
-    for name in _PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
+from records.provenance import git_state, package_versions
 
 
 def cpu_name() -> str:

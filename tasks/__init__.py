@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import importlib
 
-from tasks.base import DataError, Item, LoadedDataset, Prompt, Task, derive_seed, file_sha256
+from records.provenance import file_sha256
+from tasks.base import Item, LoadedDataset, Prompt, Task, derive_seed
+from tasks.errors import DataError
 
 TASKS: dict[str, str] = {
     "aime": "tasks.aime:AimeTask",

@@ -10,12 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
+from tasks.errors import DataError
+
 if TYPE_CHECKING:
     from tasks.columns import Column
-
-
-class DataError(ValueError):
-    """Bad or missing dataset input; the message names the file, line and expected fields."""
 
 
 @dataclass
@@ -40,14 +38,6 @@ def derive_seed(run_seed: int, item_id: str, sample: int) -> int:
     """A per-(item, sample) seed that depends only on its inputs, never on run order."""
     digest = hashlib.sha256(f"{run_seed}\x1f{item_id}\x1f{sample}".encode()).digest()
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def rows_sha256(items: list[Item]) -> str:
@@ -102,7 +92,8 @@ class Task(ABC):
         """Read a source, map its columns, give rows without an id a stable one, refuse duplicate ids."""
         from tasks.columns import describe_mapping, is_empty, map_columns, normalise, text_id
         from tasks.hub_sources import hf_label
-        from tasks.sources import Preferences, open_source
+        from tasks.open_data import open_source
+        from tasks.sources import Preferences
 
         aliases = {normalise(n) for c in self.columns for n in c.names}
         prefs = Preferences(self.data_format, self.split_order, self.hub_configs, keep=lambda c: normalise(c) in aliases)

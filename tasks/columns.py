@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from tasks.base import DataError
+from tasks.errors import DataError
 
 ID_HASH_CHARS = 12
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tasks.base import DataError
+from tasks.errors import DataError
 from tasks.sources import (HF_PREFIX, Preferences, SourceTable, choose, data_file_groups, dataset_table,
                            folder_source)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from tasks.base import DataError
+from tasks.errors import DataError
 
 FILE_SUFFIXES = (".parquet", ".jsonl", ".csv", ".json")  # also the order of preference within one folder group
 

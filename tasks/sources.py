@@ -1,4 +1,4 @@
-"""Where a dataset comes from: a file, a folder (`save_to_disk` or a hub snapshot), or `hf:OWNER/NAME` (hub_sources.py)."""
+"""Where a dataset comes from: a file or a folder (`save_to_disk` or a hub snapshot); `hf:` specs: hub_sources.py."""
 from __future__ import annotations
 
 import hashlib
@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from tasks.base import DataError, file_sha256
+from records.provenance import file_sha256
+from tasks.errors import DataError
 from tasks.rows import FILE_SUFFIXES, Table, read_file, table_from_dataset
 
 HF_PREFIX = "hf:"
@@ -32,13 +33,9 @@ class Preferences:
     keep: Callable[[str], bool] | None = None
 
 
-def open_source(data: str | Path, prefs: Preferences) -> SourceTable:
-    """Read a `--data` value: `hf:...`, a file, or a folder (`PATH#NAME` picks one split/file group in a folder)."""
+def local_source(data: str | Path, prefs: Preferences) -> SourceTable:
+    """Read a file or a folder (`PATH#NAME` picks one split/file group in a folder); hub data: tasks.open_data."""
     text = str(data)
-    if text.startswith(HF_PREFIX):
-        from tasks.hub_sources import HfSpec, hf_source  # `datasets` loads only for hub data
-
-        return hf_source(HfSpec.parse(text), prefs)
     path, selector = Path(text), None
     if not path.exists() and "#" in text:
         head, _, selector = text.rpartition("#")

@@ -40,6 +40,9 @@ Layers, bottom up (one concept per file):
                      aclose() ends every stream still in flight with an error naming the shutdown
   parallel.py        torch.distributed groups under torchrun (gloo / NCCL / HCCL): compute and control
   tensor_parallel.py rank 0 sends each step's prepared inputs; other ranks run their weight shard (--tp N)
+  dp_attention.py    DP attention under expert parallelism (--ep N --dp-attention): attention per rank for
+                     its own requests, routed experts split over the ranks and fed every rank's tokens
+  vision/            a ViT-style image encoder (config, safetensors loader, model) timed by the encoder sweep
 
 Extension points:
   * A model class is `nn.Module` with

@@ -43,7 +43,6 @@ class NativeEngine(Engine):
         self._closed = False
         self._closed_reason = "engine is closed"
         self._interrupted = False
-        self._fatal: str | None = None
         self._counter = 0
         self._thread = threading.Thread(target=self._loop, name="native-engine", daemon=True)
         self._thread.start()

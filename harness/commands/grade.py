@@ -10,7 +10,8 @@ from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.commands.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
 from harness.grade import grade_run
 from harness.report import format_summary_line
-from judges import JUDGES, create_judge
+from harness.rundir import judge_kind, safe_judge_dir_name
+from judges import JUDGES, JudgeError, create_judge
 
 HELP = "grade runs/NAME with a judge; writes grades/<judge-id>/samples.jsonl and summary.json"
 EXAMPLES = """\
@@ -28,7 +29,8 @@ EXAMPLES = """\
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dirs", nargs="+", help="run directories written by `generate`")
-    p.add_argument("--judge", default="rules", help=f"one of: {', '.join(sorted(JUDGES))} (default: rules)")
+    p.add_argument("--judge", default="rules",
+                   help=f"one of: {', '.join(sorted(JUDGES))}, or a full judge id such as rules-v2 (default: rules)")
     p.add_argument("--judge-model", help="LLM judge: model name")
     p.add_argument("--judge-base-url", action="append", default=[], help="LLM judge: OpenAI-compatible server URL")
     p.add_argument("--judge-engine", choices=("openai", "native"), default="openai",
@@ -79,6 +81,8 @@ def judge_options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    # a full id (rules-v2) grades as its kind (rules); _grade_all checks the judge made is that id
+    args.judge_id, args.judge = args.judge, judge_kind(args.judge, JUDGES) or args.judge
     if args.out and len(args.run_dirs) > 1:
         raise ValueError("--out takes one run directory: grades of two runs would land in one folder")
     judge = create_judge(args.judge, **judge_options(args))
@@ -88,13 +92,16 @@ def run(args: argparse.Namespace) -> int:
 async def _grade_all(judge, args: argparse.Namespace) -> int:
     status = 0
     try:
+        if args.judge_id not in (args.judge, judge.judge_id, safe_judge_dir_name(judge.judge_id)):
+            raise JudgeError(f"--judge {args.judge_id}: these options make judge {judge.judge_id}; "
+                             f"use --judge {args.judge}, or the options that made {args.judge_id}")
         for run_dir in args.run_dirs:
             summary = await grade_run(Path(run_dir), judge, args.judge_concurrency,
                                       show_progress=not args.no_progress, grades_out=Path(args.out) if args.out else None)
             print(format_summary_line(run_dir, summary))
-            if summary.get("note"):  # incomplete coverage, a torn tail skipped, a generate still running
-                print(f"  {summary['note']}", file=sys.stderr)
-            if not summary["coverage_complete"]:
+            if summary.note:  # incomplete coverage, a torn tail skipped, a generate still running
+                print(f"  {summary.note}", file=sys.stderr)
+            if not summary.coverage_complete:
                 status = 3
     finally:
         await judge.aclose()

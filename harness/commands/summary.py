@@ -5,7 +5,7 @@ import argparse
 import json
 
 from harness.errors import RunDirError
-from harness.report.text import PASS1_INTERVAL, format_table, summary_records, summary_rows, warn_skipped
+from harness.report.text import PASS1_INTERVAL, display_rows, format_table, summary_records, warn_skipped
 
 HELP = "print a table of every run and judge; Pass@1 is marked NOT VALID where coverage is incomplete"
 EXAMPLES = """\
@@ -22,20 +22,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    records, skipped = summary_records(args.run_dirs, args.by)
+    for message in skipped:
+        warn_skipped(message)
     if args.json:
-        records, skipped = summary_records(args.run_dirs, args.by)
-        for message in skipped:
-            warn_skipped(message)
         if not records and skipped:
             raise RunDirError("no run directory among the arguments")
         print(json.dumps(records, indent=2))
         return 0
-    rows = summary_rows(args.run_dirs, args.by)
+    rows = display_rows(records)
     if not rows:
         raise RunDirError("no run directory among the arguments")
     columns = ["run", "task", "model", "engine", "samples", "judge"] + (["category", "items"] if args.by else []) \
         + ["pass@1", "coverage"] + (["hle"] if any(r.get("hle") for r in rows) else [])
     print(format_table(rows, columns, {"pass@1": f"pass@1 ± {PASS1_INTERVAL}"}))
-    if any("NOT VALID" in r["pass@1"] for r in rows):
+    # the same test that marks a row NOT VALID (format_pass1): a graded row without full coverage
+    if any(r["judge"] and r["pass@1"] is not None and not r["coverage_complete"] for r in records):
         print("\nNOT VALID: coverage incomplete (missing, failed or ungraded samples); rerun generate and grade.")
     return 0

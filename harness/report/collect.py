@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from harness.errors import RunDirError
-from harness.records import GenerationRecord, GradeRecord
-from harness.rundir import RunDir, RunSpec, is_run_or_grades_dir
+from records import GenerationRecord, GradeRecord
+from harness.rundir import GENERATIONS, RunDir, RunSpec, is_run_or_grades_dir
 from sweep.records import ResultsFile, SweepRecord
 
 
@@ -41,7 +41,7 @@ def expand(paths: list[str]) -> tuple[list[Path], list[Path], list[str]]:
     def classify(p: Path) -> bool:
         if is_run_or_grades_dir(p):
             runs.append(p)
-        elif p.is_file() and p.name.endswith(".jsonl") and p.name != "generations.jsonl":
+        elif p.is_file() and p.name.endswith(".jsonl") and p.name != GENERATIONS:
             sweeps.append(p)
         elif (p / "results.jsonl").is_file():
             sweeps.append(p / "results.jsonl")
@@ -65,7 +65,7 @@ def load_run(rid: str, path: Path) -> RunData:
     data = RunData(rid=rid, path=str(path), spec=spec, summaries={})
     for judge in run.list_judges():
         try:
-            data.summaries[judge] = run.read_summary(judge)
+            data.summaries[judge] = run.read_summary(judge).to_dict()  # the templates read the file's keys
         except RunDirError as exc:  # grades without a summary: keep the samples, say why the numbers are missing
             print(f"warning: {exc}", file=sys.stderr)
         data.grades[judge] = {g.key: g for g in run.read_grades(judge)}

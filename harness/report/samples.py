@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.records import GenerationRecord, GradeRecord
 from harness.report.collect import RunData
+from records import GenerationRecord, GradeRecord
 
 PAGE_SIZE = 200
 # one letter per judge verdict in the index: R right, W wrong, N no answer, T truncated, A ambiguous,

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from harness.errors import RunDirError
+from harness.grade_summary import GradeSummary
 from harness.rundir import RunDir, RunSpec
 
 
@@ -28,13 +29,13 @@ def plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
-def format_pass1(summary: dict[str, Any]) -> str:
+def format_pass1(p: float | None, stderr: float | None, coverage_complete: bool) -> str:
     """'18.8% ± 4.1%': Pass@1 ± the half-width of its 95% CI, marked NOT VALID without full coverage."""
-    p, half = summary.get("pass@1"), ci95_half_width(summary.get("pass@1_stderr"))
+    half = ci95_half_width(stderr)
     if p is None:
         return "-"
     text = format_pct(p) + (f" ± {format_pct(half)}" if half is not None else "")
-    return text if summary.get("coverage_complete") else f"{text} NOT VALID"
+    return text if coverage_complete else f"{text} NOT VALID"
 
 
 def format_hle(summary: dict[str, Any]) -> str:
@@ -46,13 +47,14 @@ def format_hle(summary: dict[str, Any]) -> str:
     return text + (f", calibration error {cal:.1f}%" if cal is not None else ", calibration error n/a (< 100 samples)")
 
 
-def format_summary_line(run_dir: str | Path, summary: dict[str, Any]) -> str:
-    c = summary["counts"]
-    hle = format_hle(summary)
+def format_summary_line(run_dir: str | Path, summary: GradeSummary) -> str:
+    c = summary.counts
+    hle = format_hle(summary.task_metrics)
     # summaries written before 'ambiguous' and the hybrid judge existed lack those counts
     deciders = (f"; decided by rules {c['decided_by_rules']}, llm {c['decided_by_llm']}"
                 if "decided_by_rules" in c else "")
-    return (f"{run_dir} [{summary['judge']['id']}] pass@1 {format_pass1(summary)} ({PASS1_INTERVAL})  " + (f"{hle}  " if hle else "") +
+    pass1 = format_pass1(summary.pass1, summary.pass1_stderr, summary.coverage_complete)
+    return (f"{run_dir} [{summary.judge_id}] pass@1 {pass1} ({PASS1_INTERVAL})  " + (f"{hle}  " if hle else "") +
             f"({c['graded']} graded, {c['no_answer']} no answer, {c.get('ambiguous', 0)} ambiguous, "
             f"{c['truncated']} truncated, {c['generation_error']} generation errors, {c['judge_error']} judge errors, "
             f"{c['missing']} missing of {c['expected']}{deciders})")
@@ -76,17 +78,17 @@ def summary_records(run_dirs: list[str], by: str | None = None) -> tuple[list[di
                          "completed": 0, "expected": len(spec.expected_keys())})
         for j in judges:
             s = run.read_summary(j)
-            c = s["counts"]
-            row = {**base, "task": s["task"], "judge": s["judge"]["id"], "pass@1": s.get("pass@1"),
-                   "pass@1_stderr": s.get("pass@1_stderr"), "coverage_complete": bool(s.get("coverage_complete")),
+            c = s.counts
+            row = {**base, "task": s.task, "judge": s.judge_id, "pass@1": s.pass1,
+                   "pass@1_stderr": s.pass1_stderr, "coverage_complete": s.coverage_complete,
                    "completed": c["expected"] - c["missing"] - c["generation_error"] - c["judge_error"],
                    "expected": c["expected"]}
             for key in ("accuracy", "accuracy_ci95_half_width", "calibration_error"):
-                if s.get(key) is not None:
-                    row[key] = s[key]
+                if s.task_metrics.get(key) is not None:
+                    row[key] = s.task_metrics[key]
             if by == "category":
                 coverage = category_coverage(run, j, spec)
-                for cat, v in (s.get("per_category") or {}).items():
+                for cat, v in (s.per_category or {}).items():
                     completed, expected = coverage.get(cat, (0, 0))
                     rows.append({**row, "category": cat, "items": v["items"], "pass@1": v["pass@1"],
                                  "pass@1_stderr": v.get("pass@1_stderr"), "completed": completed,
@@ -119,13 +121,18 @@ def summary_rows(run_dirs: list[str], by: str | None = None,
     records, skipped = summary_records(run_dirs, by)
     for message in skipped:
         warn(message)
+    return display_rows(records)
+
+
+def display_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """summary_records' numbers as the table's strings (percent, coverage, NOT VALID marks)."""
     rows = []
     for r in records:
         shown = {k: r[k] for k in ("run", "task", "model", "engine", "category", "items") if k in r}
         shown["model"] = shown.get("model") or "-"
         shown["samples"] = r["samples_per_item"]
         shown["judge"] = r["judge"] or "(not graded)"
-        shown["pass@1"] = format_pass1(r) if r["judge"] else "-"
+        shown["pass@1"] = format_pass1(r["pass@1"], r["pass@1_stderr"], r["coverage_complete"]) if r["judge"] else "-"
         shown["coverage"] = f"{r['completed']}/{r['expected']}" + ("" if r["coverage_complete"] else " incomplete")
         shown["hle"] = format_hle(r) if "category" not in r else ""
         rows.append(shown)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from tasks.base import DataError
+from tasks.errors import DataError
 from tasks.columns import Column
 
 ANSWER_TYPES = ("exactMatch", "multipleChoice")

@@ -71,8 +71,8 @@ def test_different_tasks_and_missing_judge_are_clear_errors(tmp_path, capsys):
 
 
 def test_judge_pair_reports_kappa_by_hand():
-    from harness.commands.compare import compare_pair, format_report
-    from harness.records import GradeRecord
+    from harness.judge_agreement import compare_pair, format_report
+    from records import GradeRecord
 
     def grades(flags, judge):
         return [GradeRecord(item_id=str(i), sample=0, correct=f, extracted="1", status="graded", judge=judge)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.records import GenerationRecord, RecordError
+from records import GenerationRecord, RecordError
 from harness.rundir import RunDir, RunSpec
 
 

@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from harness.records import GenerationRecord, GradeRecord
+from records import GenerationRecord, GradeRecord
 from tasks.hle import HleTask
 from tasks.hle.metrics import corrected_calibration_error, official_calibration_error, wald_accuracy
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from judges.rules import RulesJudge, aime
 from judges.rules.normalise import expression_text, final_answer_text
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from harness.grade import grade_run
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from harness.rundir import RunDir, RunSpec
 from judges.rules import RulesJudge, aime, extract
 from judges.rules.deadline import Deadline
@@ -128,5 +128,5 @@ def test_the_grade_stage_records_the_timeout_and_grades_the_rest(tmp_path, monke
     assert {k: (g["status"], g["correct"]) for k, g in grades.items()} == {
         "a-right": ("graded", True), "b-slow": ("judge_error", None), "c-wrong": ("graded", False)}
     assert grades["b-slow"]["detail"]["error"] == f"timed out after {limit:g} s reading the answer"
-    assert summary["counts"]["judge_error"] == 1 and summary["counts"]["graded"] == 2
-    assert summary["coverage_complete"] is False  # a rerun of grade retries it
+    assert summary.counts["judge_error"] == 1 and summary.counts["graded"] == 2
+    assert summary.coverage_complete is False  # a rerun of grade retries it

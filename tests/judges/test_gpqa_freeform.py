@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from judges.rules import RulesJudge
 from judges.rules.gpqa import read_letter
 from judges.rules.gpqa_options import option_in_text, options_for_record

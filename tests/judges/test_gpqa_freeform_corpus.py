@@ -9,7 +9,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from judges.rules import RulesJudge
 
 CORPUS = Path(__file__).parent / "golden" / "gpqa_freeform.jsonl"

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from judges.rules import RulesJudge, gpqa
 from judges.rules.deadline import Deadline
 

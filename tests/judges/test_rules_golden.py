@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from judges.rules import RulesJudge
 from tests.judges.golden.aime_cases import CASES as AIME_CASES
 from tests.judges.golden.gpqa_cases import CASES as GPQA_CASES

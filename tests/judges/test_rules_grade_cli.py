@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from harness.rundir import RunDir, RunSpec
 
 ROOT = Path(__file__).resolve().parents[2]

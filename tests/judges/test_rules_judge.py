@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from judges import JudgeError, create_judge
 from judges.rules import RulesJudge
 

@@ -5,7 +5,7 @@ import asyncio
 import json
 import re
 
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from tests.support.scripted_server import Reply
 
 JUDGE_MODEL = "judge-model"

@@ -1,6 +1,6 @@
 """compare's arithmetic and table on hand-made verdicts: what counts as decided, and long lists cut short."""
-from harness.commands.compare import compare_pair, format_report
-from harness.records import GradeRecord
+from harness.judge_agreement import compare_pair, format_report
+from records import GradeRecord
 
 
 def g(item, correct, status="graded", extracted="x", judge="j"):

@@ -162,7 +162,7 @@ def test_ambiguous_goes_to_the_llm_and_is_counted_when_it_stays(tmp_path, monkey
             f.write(json.dumps(rec) + "\n")
 
     alone = asyncio.run(grade_run(gpqa_like, LetterReader(), show_progress=False))
-    assert alone["counts"]["ambiguous"] == 2 and "2 ambiguous" in format_summary_line("r", alone)
+    assert alone.counts["ambiguous"] == 2 and "2 ambiguous" in format_summary_line("r", alone)
     rows = grades_of(gpqa_like / "grades" / "letters-v1")
     assert all(g["correct"] is False for g in rows.values() if g["status"] == "ambiguous")
 
@@ -170,8 +170,8 @@ def test_ambiguous_goes_to_the_llm_and_is_counted_when_it_stays(tmp_path, monkey
         llm = LLMJudge(JUDGE_MODEL, [server.base_url], cache_dir=tmp_path / "c", retry_base_delay_s=0.01)
         summary = asyncio.run(grade_run(gpqa_like, HybridJudge(LetterReader(), llm), show_progress=False))
         assert len(server.requests) == 2  # the two ambiguous samples only
-    assert summary["counts"]["decided_by_llm"] == 2 and summary["counts"]["ambiguous"] == 0
-    assert summary["judge"]["id"] == f"hybrid-letters-v1-{llm.judge_id}"
+    assert summary.counts["decided_by_llm"] == 2 and summary.counts["ambiguous"] == 0
+    assert summary.judge_id == f"hybrid-letters-v1-{llm.judge_id}"
 
 
 def test_hybrid_needs_a_judge_model_and_a_task_the_rules_read(tmp_path, capsys):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.commands.compare import compare_pair
+from harness.judge_agreement import compare_pair
 from harness.generate import GenerateConfig, run_generation
 from harness.rundir import RunDir
 from engine.base import SamplingParams
