@@ -12,9 +12,9 @@ from typing import Any
 import jinja2
 
 from harness.errors import RunDirError
-from harness.report.collect import RunData, SweepData, load_all
+from harness.report.collect import RunData, SweepData, accuracy_points, load_all
 from harness.report.samples import js_json, write_samples
-from harness.report.svg import pareto_chart, reliability_diagram
+from harness.report.svg import accuracy_speed_chart, pareto_chart, reliability_diagram
 from harness.report.text import format_pct
 
 HERE = Path(__file__).parent
@@ -149,13 +149,24 @@ def _sweep_sections(sweeps: list[SweepData]) -> tuple[list[dict[str, Any]], list
         sections.append({"label": sw.label, "path": sw.path, "kind": kind, "rows": rows,
                          "x_label": axes.x_label if axes else "", "y_label": axes.y_label if axes else "",
                          "svg": pareto_chart([series], axes.x_label, axes.y_label) if series else None,
+                         "accuracy_svg": _accuracy_svg([sw], axes),
                          "provenance": sw.records[0].provenance if sw.records else {}})
         if series:
             by_kind[kind].append((series, axes))
     overlays = [{"kind": kind, "labels": [s["label"] for s, _ in group],
-                 "svg": pareto_chart([s for s, _ in group], group[0][1].x_label, group[0][1].y_label)}
+                 "svg": pareto_chart([s for s, _ in group], group[0][1].x_label, group[0][1].y_label),
+                 "accuracy_svg": _accuracy_svg([sw for sw in sweeps if sw.label in {s["label"] for s, _ in group}],
+                                               group[0][1])}
                 for kind, group in by_kind.items() if len(group) > 1]
     return sections, overlays
+
+
+def _accuracy_svg(sweeps: list[SweepData], axes: Any) -> str | None:
+    """Pass@1 beside output tokens/s/GPU for sweeps whose points carry an eval ([eval] in the tag)."""
+    if axes is None:
+        return None
+    series = [s for s in (accuracy_points(sw, axes.y, axes.label_prefix, axes.label_key) for sw in sweeps) if s]
+    return accuracy_speed_chart(series, axes.y_label) if series else None
 
 
 def build_report(paths: list[str], out: Path) -> dict[str, Any]:
