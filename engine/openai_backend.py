@@ -21,6 +21,7 @@ from engine.openai_clients import ClientFactory, resolve_transport
 from engine.openai_endpoints import Endpoint, EndpointPool, normalise_base_url, scrub, split_base_url
 from engine.openai_faults import Fault, backoff_delay, classify, httpx_lib
 from engine.openai_params import RequestParams, rejection_hint
+from engine.openai_raw import FaultError
 from engine.openai_replies import StreamState, parse_completion
 
 log = logging.getLogger(__name__)
@@ -185,10 +186,9 @@ class OpenAIEngine(Engine):
             retry.attempts += 1
             endpoint, shard = self.pool.acquire(retry.dead)
             try:
-                # A raw post skips the SDK's parameter transform and response models (measurably
-                # cheaper per request) and lets a reply that is no completion be classified as malformed.
-                response = await shard.client.post("/chat/completions", body=body, cast_to=httpx_lib.Response)
-                completion = parse_completion(response.content)
+                completion = parse_completion(await self._post_chat(shard, endpoint, body))
+            except FaultError as exc:
+                fault = exc.fault
             except Exception as exc:
                 fault = classify(exc)
             else:
@@ -203,6 +203,17 @@ class OpenAIEngine(Engine):
                 continue
             if not await retry.again(fault, endpoint):
                 return self._failed(retry, fault, endpoint, started)
+
+    async def _post_chat(self, shard: Any, endpoint: Endpoint, body: dict[str, Any]) -> bytes:
+        """The reply body of one non-streamed request. On the aiohttp transport a lean session skips the SDK's
+        request machinery (most of the client's CPU per request, engine/openai_raw.py); else the SDK's raw post
+        (no parameter transform or response models), so a reply that is no completion reads as malformed."""
+        if shard.raw is None and self.http_transport == "aiohttp":
+            shard.raw = self._factory.raw_session(endpoint.url)
+        if shard.raw is not None:
+            return await shard.raw.post("/chat/completions", body)
+        response = await shard.client.post("/chat/completions", body=body, cast_to=httpx_lib.Response)
+        return response.content
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
         """SSE streaming; faults before the first token are retried, later ones end the stream with an error."""
