@@ -1,7 +1,8 @@
 """The `openai` engine: any OpenAI-compatible server (vLLM, SGLang, TensorRT-LLM, the built-in server).
 
-Requests go through the official `openai` client with its own retries off, so the policy here is the
-only one: exponential backoff with full jitter on 429, 5xx, 408/409, timeouts, connection errors and
+Streamed requests go through the official `openai` client, and non-streamed ones through a lean aiohttp
+post on the aiohttp transport (engine/openai_raw.py), both with no retries of their own, so the policy here
+is the only one: exponential backoff with full jitter on 429, 5xx, 408/409, timeouts, connection errors and
 malformed replies; failover to another base URL on connection errors. A request that still fails
 comes back as Completion(finish_reason="error", error=...), never as response text.
 """
