@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import platform
 import statistics
 import subprocess
 import sys
@@ -29,20 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine import EngineOptions, SamplingParams, create_engine  # noqa: E402
 from engine.openai_clients import ClientFactory  # noqa: E402
 from harness.generate import GenerateConfig, run_generation  # noqa: E402
+from sweep.provenance import cpu_name  # noqa: E402
 from tasks import Item, get_task  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 PATHS = ("lean", "sdk")
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 async def measure(base_url: str, records: int, concurrency: int, root: Path, transport: str = "auto") -> float:
@@ -104,7 +94,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait()
-    print(f"CPU: {cpu_model()}; median of {args.repeats} runs of {args.records} records (goal at 256: >= 2,000/s)")
+    print(f"CPU: {cpu_name()}; median of {args.repeats} runs of {args.records} records (goal at 256: >= 2,000/s)")
     print(f"{'concurrency':>12} {'path':>6} {'records/s':>10} {'client CPU s / 1k records':>27}")
     rows = []
     for (c, path), values in runs.items():

@@ -51,6 +51,11 @@ class _Frame:
     def py(self, y: float) -> float:
         return H - PAD_B - (y - self.y0) / ((self.y1 - self.y0) or 1) * (H - PAD_T - PAD_B)
 
+    def legend(self, n: int, label: str, color: str) -> None:
+        """The n-th series' name in the top right corner, in its colour."""
+        self.parts.append(f'<text x="{W - PAD_R - 6}" y="{PAD_T + 16 + 14 * n}" text-anchor="end" fill="{color}">'
+                          f'{escape(label)}</text>')
+
     def close(self) -> str:
         return "".join(self.parts) + "</svg>"
 
@@ -92,8 +97,7 @@ def pareto_chart(series: Sequence[dict], x_label: str, y_label: str) -> str:
                            f'fill-opacity="{1 if on_front else 0.45}"><title>{escape(s["label"])} {escape(name)}: '
                            f'{_fmt(x)}, {_fmt(y)}</title></circle>'
                            f'<text x="{f.px(x) + 5:.1f}" y="{f.py(y) - 5:.1f}" class="pt" fill="{color}">{escape(name)}</text>')
-        f.parts.append(f'<text x="{W - PAD_R - 6}" y="{PAD_T + 16 + 14 * n}" text-anchor="end" fill="{color}">'
-                       f'{escape(s["label"])}</text>')
+        f.legend(n, s["label"], color)
     return f.close()
 
 
@@ -119,6 +123,5 @@ def accuracy_speed_chart(series: Sequence[dict], x_label: str) -> str:
                            f'+/- {1.96 * (se or 0) * 100:.1f}{note}</title></circle>'
                            f'<text x="{f.px(x) + 5:.1f}" y="{f.py(p * 100) - 5:.1f}" class="pt" fill="{color}">'
                            f'{escape(name)}</text>')
-        f.parts.append(f'<text x="{W - PAD_R - 6}" y="{PAD_T + 16 + 14 * n}" text-anchor="end" fill="{color}">'
-                       f'{escape(s["label"])}</text>')
+        f.legend(n, s["label"], color)
     return f.close()
