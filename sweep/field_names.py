@@ -8,7 +8,7 @@ and turns every TPOT statistic into interactivity, `<stat>_intvty` = 1000 / `<st
 from __future__ import annotations
 
 import statistics
-from typing import Any, Iterable
+from typing import Any
 
 from sweep.timing import percentile
 
@@ -81,7 +81,3 @@ def slo_metric(name: str) -> str:
         raise ValueError(f"SLO {name!r}: metric must be one of {', '.join(LATENCIES)} and statistic one of "
                          "mean, median, p50, p90, p99")
     return f"{stat}_{metric}_ms"
-
-
-def missing(metrics: dict[str, Any], keys: Iterable[str]) -> list[str]:
-    return [k for k in keys if metrics.get(k) is None]
