@@ -12,9 +12,9 @@ from typing import Any
 import jinja2
 
 from harness.errors import RunDirError
-from harness.report.collect import RunData, SweepData, accuracy_points, load_all
+from harness.report.collect import RunData, SweepData, load_all
 from harness.report.samples import js_json, write_samples
-from harness.report.svg import accuracy_speed_chart, pareto_chart, reliability_diagram
+from harness.report.svg import pareto_chart, reliability_diagram
 from harness.report.text import format_pct
 
 HERE = Path(__file__).parent
@@ -163,6 +163,9 @@ def _sweep_sections(sweeps: list[SweepData]) -> tuple[list[dict[str, Any]], list
 
 def _accuracy_svg(sweeps: list[SweepData], axes: Any) -> str | None:
     """Pass@1 beside output tokens/s/GPU for sweeps whose points carry an eval ([eval] in the tag)."""
+    from harness.report.collect import accuracy_points
+    from harness.report.svg import accuracy_speed_chart
+
     if axes is None:
         return None
     series = [s for s in (accuracy_points(sw, axes.y, axes.label_prefix, axes.label_key) for sw in sweeps) if s]
