@@ -1,7 +1,8 @@
 """The `openai` engine: any OpenAI-compatible server (vLLM, SGLang, TensorRT-LLM, the built-in server).
 
-Requests go through the official `openai` client with its own retries off, so the policy here is the
-only one: exponential backoff with full jitter on 429, 5xx, 408/409, timeouts, connection errors and
+Streamed requests go through the official `openai` client, and non-streamed ones through a lean aiohttp
+post on the aiohttp transport (engine/openai_raw.py), both with no retries of their own, so the policy here
+is the only one: exponential backoff with full jitter on 429, 5xx, 408/409, timeouts, connection errors and
 malformed replies; failover to another base URL on connection errors. A request that still fails
 comes back as Completion(finish_reason="error", error=...), never as response text.
 """
@@ -21,6 +22,7 @@ from engine.openai_clients import ClientFactory, resolve_transport
 from engine.openai_endpoints import Endpoint, EndpointPool, normalise_base_url, scrub, split_base_url
 from engine.openai_faults import Fault, backoff_delay, classify, httpx_lib
 from engine.openai_params import RequestParams, rejection_hint
+from engine.openai_raw import FaultError
 from engine.openai_replies import StreamState, parse_completion
 
 log = logging.getLogger(__name__)
@@ -189,10 +191,9 @@ class OpenAIEngine(Engine):
             retry.attempts += 1
             endpoint, shard = self.pool.acquire(retry.dead)
             try:
-                # A raw post skips the SDK's parameter transform and response models (measurably
-                # cheaper per request) and lets a reply that is no completion be classified as malformed.
-                response = await shard.client.post("/chat/completions", body=body, cast_to=httpx_lib.Response)
-                completion = parse_completion(response.content)
+                completion = parse_completion(await self._post_chat(shard, endpoint, body))
+            except FaultError as exc:
+                fault = exc.fault
             except Exception as exc:
                 fault = classify(exc)
             else:
@@ -207,6 +208,17 @@ class OpenAIEngine(Engine):
                 continue
             if not await retry.again(fault, endpoint):
                 return self._failed(retry, fault, endpoint, started)
+
+    async def _post_chat(self, shard: Any, endpoint: Endpoint, body: dict[str, Any]) -> bytes:
+        """The reply body of one non-streamed request. On the aiohttp transport a lean session skips the SDK's
+        request machinery (most of the client's CPU per request, engine/openai_raw.py); else the SDK's raw post
+        (no parameter transform or response models), so a reply that is no completion reads as malformed."""
+        if shard.raw is None and self.http_transport == "aiohttp":
+            shard.raw = self._factory.raw_session(endpoint.url)
+        if shard.raw is not None:
+            return await shard.raw.post("/chat/completions", body)
+        response = await shard.client.post("/chat/completions", body=body, cast_to=httpx_lib.Response)
+        return response.content
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
         """SSE streaming; faults before the first token are retried, later ones end the stream with an error."""

@@ -69,3 +69,13 @@ class ClientFactory:
         http = make(timeout=self.timeout, verify=self._ssl_context, limits=limits)
         return AsyncOpenAI(api_key=self.api_key, max_retries=0, timeout=self.timeout, http_client=http,
                            **split_base_url(url).client_kwargs())
+
+    def raw_session(self, url: str):
+        """The lean aiohttp session for non-streamed chat (engine.openai_raw); None on the httpx transport."""
+        if self.transport != "aiohttp":
+            return None
+        from engine.openai_raw import RawSession
+        if self._ssl_context is None:
+            self._ssl_context = httpx_lib.create_ssl_context()
+        return RawSession(url, self.api_key, self.timeout.read or 600.0, self.max_connections, KEEPALIVE_S,
+                          self._ssl_context)

@@ -126,6 +126,7 @@ for _name in ("httpx", "httpx2", "openai._base_client", "aiohttp.client"):
 class Shard:
     client: AsyncOpenAI
     in_flight: int = 0
+    raw: Any = None  # engine.openai_raw.RawSession for the non-streamed hot path, made on first use
 
 
 @dataclass
@@ -212,5 +213,7 @@ class EndpointPool:
         for ep in self.endpoints:
             for shard in ep.shards:
                 await shard.client.close()
+                if shard.raw is not None:
+                    await shard.raw.close()
             ep.shards = []
         self._loop = None

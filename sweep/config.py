@@ -34,6 +34,7 @@ class SweepConfig:
     engine: dict[str, Any] = field(default_factory=dict)  # passed to the built-in engine's config
     vision: dict[str, Any] = field(default_factory=dict)  # encoder: VisionConfig fields + weights path
     serve: dict[str, Any] = field(default_factory=dict)  # serve: endpoint, lengths, rates, SLOs
+    eval: dict[str, Any] = field(default_factory=dict)  # prefill/decode: an eval graded at this configuration
 
     def __post_init__(self) -> None:
         where = self.path or self.tag

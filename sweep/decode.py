@@ -21,6 +21,9 @@ DEFINITIONS = {
     "latency_ms": "median wall time of one decode step over all R requests, device-synchronised (ms)",
     "tokens_per_s_per_user": "tokens accepted per request per step / median step time (nextn=0: 1 / step time)",
     "output_tokens_per_s_per_gpu": "R x tokens accepted per request per step / median step time, per device",
+    "intvty": "= tokens_per_s_per_user, under InferenceX's name (1000 / median_tpot_ms)",
+    "median_tpot_ms": "median step time / tokens accepted per request per step (vLLM's TPOT of a decode step)",
+    "output_tput_per_gpu": "= output_tokens_per_s_per_gpu, under InferenceX's name",
 }
 FILL_MODES = ("unique", "shared_prefix")
 
@@ -152,6 +155,9 @@ class DecodeSweep:
             "tokens_per_s_per_user": accepted / lat,
             "output_tokens_per_s_per_gpu": per_gpu,
             "output_tokens_per_s": per_gpu * gpus,
+            "intvty": accepted / lat,  # the field's names for the same numbers (docs/sweeps.md)
+            "median_tpot_ms": lat * 1e3 / accepted,
+            "output_tput_per_gpu": per_gpu,
             "tokens_per_request_per_step": accepted,
             "kv_tokens_per_rank": point["requests"] * point["context"],
             "step_times_ms": [t * 1e3 for t in step_times_s],

@@ -8,7 +8,7 @@ import torch
 from sweep.config import SweepConfig
 
 ENGINE_KEYS = {"kv_cache_gib", "block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len",
-               "enable_prefix_caching", "max_prefill_chunk"}
+               "enable_prefix_caching", "max_prefill_chunk", "int4"}
 # Workload keys that live in [engine] but shape the sweep's prompts, not the engine.
 SWEEP_KEYS = {"decode_fill", "cached_prefix"}
 
@@ -18,14 +18,31 @@ def build_engine(cfg: SweepConfig, device: str, engine_cls: Any = None, **overri
     if engine_cls is None:
         from engine.native.llm_engine import LLMEngine as engine_cls
 
-    options = {k: v for k, v in cfg.engine.items() if k not in SWEEP_KEYS}
-    unknown = sorted(set(options) - ENGINE_KEYS)
-    if unknown:
-        raise ValueError(f"{cfg.path}: unknown [engine] key(s) {', '.join(unknown)}; valid: {', '.join(sorted(ENGINE_KEYS))}")
+    options = _engine_keys(cfg)
     if cfg.model_parallel > 1:  # rank 0 of a tp/ep launch: the engine spans every process
         options.update(tp=cfg.tp, ep=cfg.ep, dp_attention=cfg.dp_attention)
     options.update(overrides)
     return engine_cls(model=cfg.model, device=device, dtype=cfg.dtype, threads=cfg.threads, **options)
+
+
+def _engine_keys(cfg: SweepConfig) -> dict[str, Any]:
+    options = {k: v for k, v in cfg.engine.items() if k not in SWEEP_KEYS}
+    unknown = sorted(set(options) - ENGINE_KEYS)
+    if unknown:
+        raise ValueError(f"{cfg.path}: unknown [engine] key(s) {', '.join(unknown)}; valid: {', '.join(sorted(ENGINE_KEYS))}")
+    return options
+
+
+def engine_options(cfg: SweepConfig, device: str):
+    """EngineOptions that build the harness's native engine exactly as build_engine builds the sweep's."""
+    from engine import EngineOptions
+
+    extra = _engine_keys(cfg)
+    top = {k: extra.pop(k) for k in ("kv_cache_gib", "max_model_len", "max_num_seqs") if k in extra}
+    if cfg.nextn:
+        extra["nextn"] = cfg.nextn
+    return EngineOptions(model=cfg.model or "smollm2-135m", device=device, dtype=cfg.dtype, threads=cfg.threads,
+                         extra=extra, **top)
 
 
 class PromptMaker:

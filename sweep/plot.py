@@ -12,6 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from sweep.records import SweepRecord, load_records  # noqa: E402
+from sweep.sla import read as read_sla  # noqa: E402
 
 FIGSIZE_IN = (10.0, 6.5)
 DPI = 100  # 1000 x 650 pixels; no bbox_inches="tight", so the size is fixed
@@ -30,13 +31,13 @@ class Axes:
 
 AXES = {
     "prefill": Axes("latency_ms", "Latency per prefill step (ms)", False,
-                    "input_tokens_per_s_per_gpu", "Non-cached input tokens/s/GPU", "batch_tokens", "bt="),
-    "decode": Axes("tokens_per_s_per_user", "Tokens/s/user", True,
-                   "output_tokens_per_s_per_gpu", "Output tokens/s/GPU", "requests", "R="),
+                    "input_tput_per_gpu", "Non-cached input tokens/s/GPU", "batch_tokens", "bt="),
+    "decode": Axes("intvty", "Tokens/s/user (intvty)", True,
+                   "output_tput_per_gpu", "Output tokens/s/GPU", "requests", "R="),
     "encoder": Axes("latency_ms", "Latency per batch (ms)", False,
                     "images_per_s_per_gpu", "Images/s/GPU", "images", "B="),
-    "serve": Axes("tokens_per_s_per_user", "Tokens/s/user (1 / median TPOT)", True,
-                  "output_tokens_per_s_per_gpu", "Output tokens/s/GPU", "concurrency", "c="),
+    "serve": Axes("intvty", "Tokens/s/user (intvty = 1000 / median TPOT ms)", True,
+                  "output_tput_per_gpu", "Output tokens/s/GPU", "concurrency", "c="),
 }
 
 
@@ -70,12 +71,13 @@ def _footnote(records: list[SweepRecord]) -> str:
     return "\n".join(textwrap.shorten(s, 190) for s in lines)
 
 
-_FOOTNOTE_KEYS = ("latency_ms", "input_tokens_per_s_per_gpu", "tokens_per_s_per_user",
-                  "output_tokens_per_s_per_gpu", "images_per_s_per_gpu", "tpot_ms", "acceptance")
+_FOOTNOTE_KEYS = ("latency_ms", "input_tokens_per_s_per_gpu", "tokens_per_s_per_user", "output_tokens_per_s_per_gpu",
+                  "images_per_s_per_gpu", "tpot", "intvty", "output_tput_per_gpu", "acceptance", "tpot_ms")
 
 
-def plot_series(series: list[tuple[str, list[SweepRecord]]], out_png: Path, title: str | None = None) -> Path:
-    """Draw one or more result sets on one Pareto chart and save it as a PNG."""
+def plot_series(series: list[tuple[str, list[SweepRecord]]], out_png: Path, title: str | None = None,
+                sla: dict | None = None) -> Path:
+    """Draw one or more result sets on one Pareto chart (the SLA search's answer starred) and save it as a PNG."""
     kinds = {r.kind for _, recs in series for r in recs}
     if len(kinds) != 1:
         raise ValueError(f"cannot plot different sweep kinds on one chart: {sorted(kinds)}")
@@ -106,6 +108,8 @@ def plot_series(series: list[tuple[str, list[SweepRecord]]], out_png: Path, titl
             ax.plot([], [], " ", label=textwrap.shorten(f"{label} failed: {names}", 80))
     if kind == "decode":
         _annotate_acceptance(ax, all_ok)
+    if sla and sla.get("best_point"):
+        _mark_sla(ax, axes, all_ok, sla)
     ax.set_xlabel(axes.x_label)
     ax.set_ylabel(axes.y_label)
     ax.grid(True, alpha=0.3)
@@ -135,6 +139,18 @@ def _annotate_acceptance(ax, records: list[SweepRecord]) -> None:
     ax.text(0.01, 0.99, text, transform=ax.transAxes, va="top", fontsize=8)
 
 
+def _mark_sla(ax, axes: Axes, records: list[SweepRecord], sla: dict) -> None:
+    best = [r for r in records if r.point == sla["best_point"] and not r.profiled]
+    if not best:
+        return
+    x, y = best[-1].metrics[axes.x], best[-1].metrics[axes.y]
+    limits = ", ".join(f"{k} <= {v:g}" for k, v in sorted(sla["sla"].items()))
+    goodput = sla.get("best_metrics", {}).get("request_goodput")
+    ax.scatter([x], [y], marker="*", s=320, facecolor="none", edgecolor="black", linewidth=1.5, zorder=5,
+               label=textwrap.shorten(f"SLA max {sla['over']} ({limits}); goodput "
+                                      f"{goodput if goodput is None else round(goodput, 3)}/s", 90))
+
+
 def _default_title(kind: str, series: list[tuple[str, list[SweepRecord]]]) -> str:
     recs = [r for _, rs in series for r in rs]
     prov = recs[0].provenance if recs else {}
@@ -150,4 +166,4 @@ def plot_results(results: Path, extra: Sequence[str | Path] = (), out_png: Path 
     """Chart results.jsonl (with --compare files overlaid) to pareto.png beside it, or out_png."""
     series = load_records([results, *extra])
     target = out_png or (results.parent / ("pareto.png" if not extra else "compare.png"))
-    return plot_series(series, target)
+    return plot_series(series, target, sla=read_sla(results.parent) if not extra else None)

@@ -23,6 +23,7 @@ DEFINITIONS = {
     "cached_tokens": ("prompt tokens served from the prefix cache during measured steps (not in the rate; "
                       "engine.cached_prefix sets a shared prefix, else prompts are distinct)"),
     "context_prefill_s": "time to prefill one whole prompt of `context` tokens (sum of its steps)",
+    "input_tput_per_gpu": "= input_tokens_per_s_per_gpu, under InferenceX's name",
 }
 
 
@@ -117,6 +118,7 @@ class PrefillSweep:
             "latency_ms_mean": sum(step_times_s) / len(step_times_s) * 1e3,
             "input_tokens_per_s_per_gpu": per_gpu,
             "input_tokens_per_s": per_gpu * gpus,
+            "input_tput_per_gpu": per_gpu,  # InferenceX's name for the same number
             "tokens_per_step": tok_per_step,
             "cached_tokens": sum(i["cached"] for i in infos),
             "context_prefill_s": sum(step_times_s) / (info["rounds"] * info["requests_per_round"]),

@@ -7,7 +7,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-SCHEMA_VERSION = 1
+from sweep.field_names import upgrade_metrics
+
+# 2: the serving sweep writes vLLM's and InferenceX's field names; version-1 records are upgraded on load.
+SCHEMA_VERSION = 2
 STATUSES = ("ok", "oom", "error")
 # A resumed sweep skips these; an "error" point is tried again (faults may be transient).
 FINISHED_STATUSES = ("ok", "oom")
@@ -28,6 +31,7 @@ class SweepRecord:
     cost: dict[str, Any] | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     profiled: bool = False
+    accuracy: dict[str, Any] | None = None  # the point's configuration graded on an eval ([eval] in the tag)
     reason: str | None = None
     started_at: str = ""
     wall_s: float = 0.0
@@ -47,7 +51,9 @@ class SweepRecord:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "SweepRecord":
         known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in data.items() if k in known})
+        record = cls(**{k: v for k, v in data.items() if k in known})
+        record.metrics = upgrade_metrics(record.kind, record.metrics, int(data.get("schema_version", 1)))
+        return record
 
 
 def point_key(kind: str, point: dict[str, Any], profiled: bool = False) -> str:

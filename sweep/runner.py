@@ -80,8 +80,11 @@ def _free_memory() -> None:
 def run_sweep(impl: SweepKind, cfg: SweepConfig, ranks: Ranks, out_dir: Path, cost: CostInputs,
               provenance: dict[str, Any], profile: bool = False,
               plot: Callable[[Path, SweepConfig], Path | None] | None = None,
-              log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> list[SweepRecord]:
-    """Run every unfinished point of a sweep; returns the records written (rank 0) or [] (others)."""
+              log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
+              accuracy: dict[str, Any] | None = None) -> list[SweepRecord]:
+    """Run every unfinished point of a sweep; returns the records written (rank 0) or [] (others).
+
+    `accuracy`: the eval graded at this sweep's engine configuration, recorded with every measured point."""
     results = ResultsFile(out_dir / "results.jsonl")
     finished = ranks.gather(results.finished_keys() if ranks.is_main else None)[0]
     todo = [p for p in impl.points() if point_key(impl.kind, p, profile) not in finished]
@@ -117,7 +120,7 @@ def run_sweep(impl: SweepKind, cfg: SweepConfig, ranks: Ranks, out_dir: Path, co
         gathered = ranks.gather(local)
         failures = [(r, s, why) for r, (s, why, _) in enumerate(gathered) if s != "ok"]
         record = SweepRecord(tag=cfg.tag, kind=impl.kind, point=point, status="ok", provenance=provenance,
-                             profiled=profile, started_at=started,
+                             profiled=profile, started_at=started, accuracy=accuracy,
                              steps={"warmup": cfg.warmup_steps, "measured": cfg.measured_steps})
         if failures:
             record.status = "oom" if any(s == "oom" for _, s, _ in failures) else "error"
@@ -149,7 +152,7 @@ def run_sweep(impl: SweepKind, cfg: SweepConfig, ranks: Ranks, out_dir: Path, co
 
 _HEADLINE = ("latency_ms", "input_tokens_per_s_per_gpu", "cached_tokens", "tokens_per_s_per_user",
              "output_tokens_per_s_per_gpu", "acceptance_length", "images_per_s_per_gpu", "patches_per_s_per_gpu",
-             "ttft_ms_p50", "tpot_ms_p50", "e2e_ms_p99", "goodput_rps", "failed", "client_loop_lag_ms_p99",
+             "median_ttft_ms", "median_tpot_ms", "p99_e2el_ms", "request_goodput", "failed", "client_loop_lag_ms_p99",
              "client_limited")
 
 
@@ -159,4 +162,7 @@ def _summary_line(record: SweepRecord) -> str:
         return f"[{record.kind}] {point}: {record.status.upper()} {record.reason}"
     shown = ", ".join(f"{k}={record.metrics[k]:.4g}" for k in _HEADLINE
                       if isinstance(record.metrics.get(k), (int, float)))
+    acc = record.accuracy or {}
+    if acc.get("pass@1") is not None:
+        shown += f", {acc['task']} pass@1={acc['pass@1']:.3f}" + ("" if acc.get("coverage_complete") else " (INVALID)")
     return f"[{record.kind}] {point}: {shown}"

@@ -17,25 +17,15 @@ import httpx
 
 from engine.openai_endpoints import scrub, split_base_url
 from sweep.config import SweepConfig
+from sweep.cost_tiers import tier_prices
 from sweep.runner import Measurement, Outcome
 from sweep.serve_client import LoopLagMonitor, RequestResult, stream_request
-from sweep.timing import percentile
+from sweep.serve_metrics import DEFINITIONS, serve_metrics
 
 SERVE_KEYS = {
     "base_url", "model", "endpoint", "input_tokens", "output_tokens", "prompts_file", "requests_per_point",
     "rates", "slo", "extra_body", "api_key_env", "timeout_s", "gpus", "temperature", "continuous_usage_stats",
-}
-DEFINITIONS = {
-    "ttft_ms": "time to first token: request sent -> first chunk carrying content (ms)",
-    "tpot_ms": "time per output token per request = (E2E - TTFT) / (output tokens - 1) (ms)",
-    "itl_ms": "inter-token latency: gap between successive content-bearing chunks (a chunk may carry >1 token)",
-    "e2e_ms": "request sent -> end of stream (ms)",
-    "output_tokens_per_s": "sum of output tokens (server usage) / wall time from first send to last finish",
-    "output_tokens_per_s_per_gpu": "output_tokens_per_s / GPUs serving the endpoint (config serve.gpus)",
-    "tokens_per_s_per_user": "1 / median TPOT",
-    "goodput_rps": "completed requests per second meeting every SLO in serve.slo",
-    "client_loop_lag_ms": "how late the client's event loop woke for a 5 ms timer (client overhead)",
-    "client_parse_fraction": "client time decoding SSE events / wall time",
+    "gpu_type", "tier_prices",
 }
 # A few hundred frequent English words: each is one token in common BPE vocabularies, so a prompt of
 # N words is close to N tokens; random order avoids accidental prefix-cache hits across requests.
@@ -69,9 +59,12 @@ class ServeSweep:
         self.url = self.base.public + ("/chat/completions" if self.chat else "/completions")
         self.gpus = int(s.get("gpus", 1))
         self.slo = dict(s.get("slo", {}))
-        bad = set(self.slo) - {"ttft_ms", "tpot_ms", "e2e_ms"}
+        bad = set(self.slo) - {"ttft_ms", "tpot_ms", "e2e_ms", "e2el_ms"}
         if bad:
-            raise ValueError(f"{cfg.path}: unknown serve.slo key(s) {sorted(bad)}; valid: ttft_ms, tpot_ms, e2e_ms")
+            raise ValueError(f"{cfg.path}: unknown serve.slo key(s) {sorted(bad)}; valid: ttft_ms, tpot_ms, e2el_ms")
+        tiers = tier_prices(s.get("gpu_type"), s.get("tier_prices"))
+        self.prices, self.prices_source = tiers if tiers else (None, None)
+        self.only: list[dict[str, Any]] | None = None  # the SLA search measures one probe point at a time
         self.prompts = self._load_prompts()
         client = self.base.client_kwargs()
         self.params: dict[str, str] = client.get("default_query", {})
@@ -98,16 +91,22 @@ class ServeSweep:
         return prompts
 
     def points(self) -> list[dict[str, Any]]:
+        if self.only is not None:
+            return self.only
         rates = self.s.get("rates") or [None]
-        return [{"concurrency": c, "rate": r, "input_tokens": self.s.get("input_tokens", 128),
-                 "output_tokens": self.s.get("output_tokens", 64)} for c in self.cfg.points for r in rates]
+        return [self.point(c, r) for c in self.cfg.points for r in rates]
+
+    def point(self, concurrency: int, rate: float | None) -> dict[str, Any]:
+        return {"concurrency": concurrency, "rate": rate, "input_tokens": self.s.get("input_tokens", 128),
+                "output_tokens": self.s.get("output_tokens", 64)}
 
     def setup(self) -> None:
         pass
 
     def describe(self) -> dict[str, Any]:
         return {"base_url": self.base.public, "served_model": self.s.get("model"), "endpoint": self.url,
-                "prompts_file": self.s.get("prompts_file"), "slo": self.slo, "extra_body": self.s.get("extra_body")}
+                "prompts_file": self.s.get("prompts_file"), "slo": self.slo, "extra_body": self.s.get("extra_body"),
+                "gpu_type": self.s.get("gpu_type"), "tier_prices": self.prices, "tier_prices_source": self.prices_source}
 
     def _payload(self, i: int, point: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         if self.prompts:
@@ -159,10 +158,9 @@ class ServeSweep:
     def measure(self, point: dict[str, Any], trace_path: Path | None) -> Measurement:
         results, wall, monitor = asyncio.run(self._run_point(point))
         self._scrub_errors(results)
-        ok = [r for r in results if r.ok]
-        if not ok:
+        if not any(r.ok for r in results):
             raise RuntimeError(f"all {len(results)} requests failed; first: {results[0].error}")
-        return Measurement([wall], info=self._metrics(results, ok, wall, monitor))
+        return Measurement([wall], info=serve_metrics(results, wall, monitor, self.gpus, self.slo, self.prices))
 
     def _scrub_errors(self, results: list[RequestResult]) -> None:
         """A server or client error may echo the request URL or a header: cut the secrets out."""
@@ -170,60 +168,19 @@ class ServeSweep:
             if r.error:
                 r.error = scrub(r.error, self.secrets)
 
-    def _metrics(self, results, ok, wall, monitor) -> dict[str, Any]:
-        ms = lambda xs: [x * 1e3 for x in xs]  # noqa: E731
-        ttft, e2e = ms([r.ttft_s for r in ok]), ms([r.e2e_s for r in ok])
-        tpot = ms([r.tpot_s for r in ok if r.tpot_s is not None])
-        itl = ms([g for r in ok for g in r.itl_s])
-        out_tokens = sum(r.output_tokens for r in ok)
-        m: dict[str, Any] = {"requests": len(results), "completed": len(ok), "failed": len(results) - len(ok),
-                             "wall_s": wall, "output_tokens": out_tokens,
-                             "output_tokens_per_request": out_tokens / len(ok),
-                             "prompt_tokens_per_request": _mean([r.prompt_tokens for r in ok if r.prompt_tokens]),
-                             "token_source": sorted({r.token_source for r in ok})}
-        for name, xs in (("ttft_ms", ttft), ("tpot_ms", tpot), ("itl_ms", itl), ("e2e_ms", e2e)):
-            m[f"{name}_mean"] = _mean(xs)
-            for q in (50, 90, 99):
-                m[f"{name}_p{q}"] = percentile(xs, q) if xs else None
-        m["output_tokens_per_s"] = out_tokens / wall
-        m["output_tokens_per_s_per_gpu"] = out_tokens / wall / self.gpus
-        m["request_throughput_rps"] = len(ok) / wall
-        m["tokens_per_s_per_user"] = 1e3 / m["tpot_ms_p50"] if m["tpot_ms_p50"] else None
-        if self.slo:
-            good = [r for r in ok if _meets(r, self.slo)]
-            m["goodput_rps"] = len(good) / wall
-            m["goodput_fraction"] = len(good) / len(results)
-        lags = ms(monitor.lags_s)
-        m["client_loop_lag_ms_p50"] = percentile(lags, 50) if lags else None
-        m["client_loop_lag_ms_p99"] = percentile(lags, 99) if lags else None
-        m["client_loop_lag_ms_max"] = max(lags) if lags else None
-        m["client_parse_fraction"] = sum(r.parse_s for r in results) / wall
-        # The client caps the numbers when its own delays approach what it measures.
-        itl_p50 = m["itl_ms_p50"] or m["ttft_ms_p50"]
-        m["client_limited"] = bool(lags) and (m["client_loop_lag_ms_p99"] > max(5.0, 0.2 * itl_p50)
-                                              or m["client_parse_fraction"] > 0.25)
-        m["errors"] = sorted({r.error for r in results if r.error})[:5]
-        return m
-
     def summarise(self, point, step_times_s, work, infos, gpus) -> Outcome:
         m = infos[0]
         denominators = {"gpus": self.gpus, "gpus_note": f"per GPU = divided by serve.gpus = {self.gpus} "
                                                         "(GPUs behind the endpoint, as configured)"}
         defs = dict(DEFINITIONS)
         if not self.slo:
-            defs.pop("goodput_rps")
-        return Outcome(m, defs, denominators, cost_rates={"output_tokens": m["output_tokens_per_s_per_gpu"]},
+            defs.pop("request_goodput")
+        if self.prices:
+            defs["cost_tiers"] = (f"cost<tier> = $/GPU-hour / (tput_per_gpu x 3600 / 1e6), $ per million tokens "
+                                  f"(Output: output_tput_per_gpu); tiers h/n/r = {self.prices} ({self.prices_source})")
+        return Outcome(m, defs, denominators, cost_rates={"output_tokens": m["output_tput_per_gpu"]},
                        steps={"warmup_requests": self.cfg.warmup_steps, "measured_requests": m["requests"]})
 
     def close(self) -> None:
         pass
 
-
-def _mean(xs: list[float]) -> float | None:
-    return sum(xs) / len(xs) if xs else None
-
-
-def _meets(r: RequestResult, slo: dict[str, float]) -> bool:
-    checks = {"ttft_ms": (r.ttft_s or 0) * 1e3, "e2e_ms": r.e2e_s * 1e3,
-              "tpot_ms": (r.tpot_s or 0) * 1e3}
-    return all(checks[k] <= v for k, v in slo.items())

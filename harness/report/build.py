@@ -153,13 +153,27 @@ def _sweep_sections(sweeps: list[SweepData]) -> tuple[list[dict[str, Any]], list
         sections.append({"label": sw.label, "path": sw.path, "kind": kind, "rows": rows,
                          "x_label": axes.x_label if axes else "", "y_label": axes.y_label if axes else "",
                          "svg": pareto_chart([series], axes.x_label, axes.y_label) if series else None,
+                         "accuracy_svg": _accuracy_svg([sw], axes),
                          "provenance": sw.records[0].provenance if sw.records else {}})
         if series:
             by_kind[kind].append((series, axes))
     overlays = [{"kind": kind, "labels": [s["label"] for s, _ in group],
-                 "svg": pareto_chart([s for s, _ in group], group[0][1].x_label, group[0][1].y_label)}
+                 "svg": pareto_chart([s for s, _ in group], group[0][1].x_label, group[0][1].y_label),
+                 "accuracy_svg": _accuracy_svg([sw for sw in sweeps if sw.label in {s["label"] for s, _ in group}],
+                                               group[0][1])}
                 for kind, group in by_kind.items() if len(group) > 1]
     return sections, overlays
+
+
+def _accuracy_svg(sweeps: list[SweepData], axes: Any) -> str | None:
+    """Pass@1 beside output tokens/s/GPU for sweeps whose points carry an eval ([eval] in the tag)."""
+    from harness.report.collect import accuracy_points
+    from harness.report.svg import accuracy_speed_chart
+
+    if axes is None:
+        return None
+    series = [s for s in (accuracy_points(sw, axes.y, axes.label_prefix, axes.label_key) for sw in sweeps) if s]
+    return accuracy_speed_chart(series, axes.y_label) if series else None
 
 
 def build_report(paths: list[str], out: Path, force: bool = False) -> dict[str, Any]:

@@ -82,3 +82,16 @@ def load_all(paths: list[str]) -> tuple[list[RunData], list[SweepData], list[str
     runs = [load_run(f"r{i}", p) for i, p in enumerate(run_paths)]
     sweeps = [load_sweep(p) for p in sweep_paths]
     return runs, sweeps, skipped
+
+
+def accuracy_points(sweep: SweepData, speed_key: str, label_prefix: str, label_key: str) -> dict[str, Any] | None:
+    """A sweep's graded points as (speed, Pass@1, stderr, valid, name) for the accuracy-beside-speed chart."""
+    points = []
+    for r in sweep.records:
+        acc = r.accuracy or {}
+        if r.status != "ok" or r.profiled or acc.get("pass@1") is None or not r.metrics.get(speed_key):
+            continue
+        name = f"{label_prefix}{r.point.get(label_key, '?')}"
+        points.append((float(r.metrics[speed_key]), float(acc["pass@1"]), acc.get("pass@1_stderr"),
+                       bool(acc.get("coverage_complete")), name))
+    return {"label": sweep.label, "points": points} if points else None

@@ -51,6 +51,11 @@ class _Frame:
     def py(self, y: float) -> float:
         return H - PAD_B - (y - self.y0) / ((self.y1 - self.y0) or 1) * (H - PAD_T - PAD_B)
 
+    def legend(self, n: int, label: str, color: str) -> None:
+        """The n-th series' name in the top right corner, in its colour."""
+        self.parts.append(f'<text x="{W - PAD_R - 6}" y="{PAD_T + 16 + 14 * n}" text-anchor="end" fill="{color}">'
+                          f'{escape(label)}</text>')
+
     def close(self) -> str:
         return "".join(self.parts) + "</svg>"
 
@@ -92,6 +97,31 @@ def pareto_chart(series: Sequence[dict], x_label: str, y_label: str) -> str:
                            f'fill-opacity="{1 if on_front else 0.45}"><title>{escape(s["label"])} {escape(name)}: '
                            f'{_fmt(x)}, {_fmt(y)}</title></circle>'
                            f'<text x="{f.px(x) + 5:.1f}" y="{f.py(y) - 5:.1f}" class="pt" fill="{color}">{escape(name)}</text>')
-        f.parts.append(f'<text x="{W - PAD_R - 6}" y="{PAD_T + 16 + 14 * n}" text-anchor="end" fill="{color}">'
-                       f'{escape(s["label"])}</text>')
+        f.legend(n, s["label"], color)
+    return f.close()
+
+
+def accuracy_speed_chart(series: Sequence[dict], x_label: str) -> str:
+    """Pass@1 (with a 95% interval) against speed per point: is the faster configuration still right?
+
+    series: dicts with label and points [(speed, pass1, stderr, valid, name)]; an invalid Pass@1
+    (coverage incomplete) is drawn hollow and says so in its tooltip."""
+    xs = [p[0] for s in series for p in s["points"]]
+    if not xs:
+        return '<p class="muted">no graded points to draw</p>'
+    f = _Frame((0, max(xs) * 1.08), (0, 100), x_label, "Pass@1 (%), 95% interval")
+    for n, s in enumerate(series):
+        color = COLORS[n % len(COLORS)]
+        for x, p, se, valid, name in s["points"]:
+            lo, hi = max(0.0, p - 1.96 * (se or 0)) * 100, min(1.0, p + 1.96 * (se or 0)) * 100
+            note = "" if valid else " - NOT VALID: coverage incomplete"
+            f.parts.append(f'<line x1="{f.px(x):.1f}" y1="{f.py(lo):.1f}" x2="{f.px(x):.1f}" y2="{f.py(hi):.1f}" '
+                           f'stroke="{color}" stroke-width="1.5"/>'
+                           f'<circle cx="{f.px(x):.1f}" cy="{f.py(p * 100):.1f}" r="4" stroke="{color}" '
+                           f'fill="{color if valid else "white"}" class="acc{"" if valid else " invalid"}">'
+                           f'<title>{escape(s["label"])} {escape(name)}: {_fmt(x)}, Pass@1 {p * 100:.1f}% '
+                           f'+/- {1.96 * (se or 0) * 100:.1f}{note}</title></circle>'
+                           f'<text x="{f.px(x) + 5:.1f}" y="{f.py(p * 100) - 5:.1f}" class="pt" fill="{color}">'
+                           f'{escape(name)}</text>')
+        f.legend(n, s["label"], color)
     return f.close()
