@@ -16,16 +16,18 @@ CHECK_EVERY = 256  # positions examined between two looks at the clock
 _COLON_RE = re.compile(":")
 _LEAD_WORDS = ("is", "are", "was", "be", "remains", "es", "est", "ist", "lautet")
 # What may stand between a lead-in and the letter: bold, up to three line breaks, a bullet, wrappers.
+# No two whitespace quantifiers may meet (each is followed by a required non-space or ends the match):
+# overlapping ones made a run of 245,000 spaces take minutes to match.
 _LABEL_AT_RE = re.compile(
-    r"[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*(?P<nl>(?:\n[ \t>]*){0,3})(?:[-+•][ \t]+)?"
-    r"(?P<wrap>(?:\*\*|__|\$|\\boxed\{|\\textbf\{|\\text\{|[(\[«“])*)[ \t]*"
+    r"[ \t]*(?:(?:\*\*|__)[ \t]*)?(?::[ \t]*)?(?P<nl>(?:\n[ \t>]*){0,3})(?:[-+•][ \t]+)?"
+    r"(?P<wrap>(?:(?:\*\*|__|\$|\\boxed\{|\\textbf\{|\\text\{|[(\[«“])[ \t]*)*)"
     r"(?:(?:option|choice|Option|Choice)[ \t]+)?\(?(?P<letter>[A-Z])"
-    r"(?P<label>\)?(?:\*\*|__)?[ \t]*(?:[.):]|[-–—](?=[ \t])|(?=[ \t]*(?:\*\*|__)?[ \t]*$))|\)|\*\*|__|\}|»|”)",
+    r"(?P<label>\)?(?:\*\*|__)?[ \t]*(?:[.):]|[-–—](?=[ \t])|(?=(?:(?:\*\*|__)[ \t]*)?$))|\)|\*\*|__|\}|»|”)",
     re.MULTILINE,
 )
 # A line that labels one option: "C. text", "**C) text**", "- (C): text".
 LABEL_LINE_RE = re.compile(
-    r"^[ \t>]*(?P<bullet>[-+•*][ \t]+)?(?P<bold>\*\*|__)?[ \t]*(?P<paren>\()?(?P<letter>[A-Z])(?P<punct>\)|\.|:)"
+    r"^[ \t>]*(?P<bullet>[-+•*][ \t]+)?(?:(?P<bold>\*\*|__)[ \t]*)?(?P<paren>\()?(?P<letter>[A-Z])(?P<punct>\)|\.|:)"
     r"(?:\*\*|__)?[ \t]+\S[^\n]*$",
     re.MULTILINE,
 )

@@ -42,7 +42,7 @@ _WRAPPED_UNIT_RE = re.compile(
     r"(?:\s*\^\s*\{?\s*[23]\s*\}?|[²³])?\s*\.?\s*$", re.IGNORECASE)
 _BARE_UNIT_RE = re.compile(
     r"(?<=[\d}).])\s*(?:" + _UNIT_WORDS + r")(?:\s*\^\s*\{?\s*[23]\s*\}?|[²³])?\s*\.?\s*$", re.IGNORECASE)
-_PERCENT_TAIL_RE = re.compile(r"\s*\\?%\s*$")
+_PERCENT_TAIL_RE = re.compile(r"(?<!\s)\s*\\?%\s*$")  # starts only where a space run does: linear
 _LEFT_VARIABLE_RE = re.compile(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*=(?!=)")
 
 
