@@ -1,0 +1,210 @@
+"""Builds the real-output corpus files from snapshots of the source repositories (see SOURCES.md).
+
+    python -m tests.judges.real.build_corpus --mmlu-pro <git dir> --zeroeval <git dir> [--queue FILE]
+
+Labels come from two places, never from judges.rules: an unambiguous response (one answer statement,
+agreeing with the source's own extraction) is labelled by the plain rules below; every other sampled
+response is read by a person and labelled in hand_labels.jsonl. Responses without either are left out
+(and written to --queue for reading).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import random
+import re
+from collections import defaultdict
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from tests.judges.real.sources import (Candidate, gsm_solution_candidates, mmlu_pro_candidates,
+                                      reasoning_trace_candidates, zeroeval_candidates)
+
+HERE = Path(__file__).parent
+HAND_LABELS = HERE / "hand_labels.jsonl"
+SPLIT_FILES = {"tuning": HERE / "corpus_tuning.jsonl.gz", "heldout": HERE / "corpus_heldout.jsonl.gz"}
+SEED = "real-output-corpus-v1"
+SKIP = "skip"  # a hand label that leaves the response out of the corpus
+# Per (source, model): responses that the plain rules label, and responses that need a person.
+# The reasoning traces are few: every integer-answer one is taken, and all are read by hand.
+PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm8k-paper": 25, "r1-traces": 0}
+HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100}
+LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0}
+
+# "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
+_ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
+# Base models go on to write a next, made-up few-shot question after answering the real one.
+_NEXT_QUESTION = re.compile(r"\n\s*Question:")
+# An option letter named outside "answer is": "(C)", "\boxed{C}", "option C".
+_LETTER_MENTION = re.compile(r"\([A-J]\)|\\boxed\{[A-J]\}|\b(?:[Oo]ption|[Cc]hoice)\s+\(?[A-J]\b")
+_INTEGER = re.compile(r"-?\d+(?:\.0+)?")
+_NUMBER = re.compile(r"-?\d*\.\d+|-?\d+/\d+")
+# The "answer" field of the JSON object ZeroEval asks for, quoted or not, even when the JSON is malformed.
+_ANSWER_FIELD = re.compile(r'"answer"\s*:\s*(?:"([^"\n]*)"|(?=-?\d)([-\d.,]+))')
+# The GSM8K paper's solutions end with a line "A: <answer>".
+_A_LINE = re.compile(r"^A: (.*)$", re.MULTILINE)
+# Currency signs and unit words around a number ("$20", "6 hours", "315 miles").
+_UNIT = re.compile(r"^\$|\\\$|\s*[A-Za-z][A-Za-z ]*\.?$")
+
+
+def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
+    """(status, label, why): status "plain" (labelled here), "hard" (a person reads it) or "skip".
+
+    Integer answers are read from the JSON "answer" field (ZeroEval) or the final "A: ..." line (GSM8K paper).
+    """
+    if c.shape == "gpqa":
+        cut = _NEXT_QUESTION.search(c.response)
+        own = c.response[:cut.start()] if cut else c.response
+        said = [m.group(1) for m in _ANSWER_IS.finditer(own) if m.group(1) in (c.letters or [])]
+        if said and len(set(said)) == 1 and c.hint == said[0]:
+            why = None
+            if cut and _ANSWER_IS.search(c.response, cut.start()):
+                why = ("after answering, the model writes a made-up next question and answers it too; "
+                       "the label is the answer to the question asked")
+            return "plain", said[0], why
+        return "hard", None, None
+    if c.id.startswith("r1-traces:"):
+        return "hard", None, None  # few enough to read every one
+    if c.id.startswith("gsm8k-paper:"):
+        fields = {v.strip() for v in _A_LINE.findall(c.response)}
+    else:
+        fields = {(quoted or bare).strip() for quoted, bare in _ANSWER_FIELD.findall(c.response)}
+    if len(fields) != 1:
+        return "hard", None, None
+    written = fields.pop()
+    value = _UNIT.sub("", written.replace(",", "")).strip()
+    if _INTEGER.fullmatch(value):
+        why = None if value == written else f"answer written {written!r}, read as {int(float(value))}"
+        return "plain", int(float(value)), why
+    if _NUMBER.fullmatch(value):
+        return "skip", None, None  # a committed non-integer: not the integer shape
+    return "hard", None, None
+
+
+def _stratum(c: Candidate) -> str:
+    prefix = c.id.split(":", 1)[0]
+    return f"{prefix}:{c.model}"
+
+
+def _rank(key: str) -> str:
+    return hashlib.sha256(f"{SEED}:{key}".encode()).hexdigest()
+
+
+def _names_a_letter(c: Candidate) -> bool:
+    """Whether a multiple-choice response names some option letter (a harder read than none at all)."""
+    return c.shape == "gpqa" and bool(_ANSWER_IS.search(c.response) or _LETTER_MENTION.search(c.response))
+
+
+def select(candidates: list[Candidate]) -> list[tuple[Candidate, str, Any, str | None, str]]:
+    """A fixed, seeded sample per (source, model): plain responses and responses a person must read.
+
+    The last field is the sample's batch: "v1" (plain and hard) or "letters" (hard responses that name
+    a letter, added later with their own seed so that the first batch and its split stay as they were).
+    """
+    by_stratum: dict[str, list[Candidate]] = defaultdict(list)
+    for c in candidates:
+        if c.response.strip():
+            by_stratum[_stratum(c)].append(c)
+    chosen = []
+    for stratum, group in sorted(by_stratum.items()):
+        source = stratum.split(":", 1)[0]
+        rng = random.Random(f"{SEED}:{stratum}")
+        labelled = [(c, *plain_label(c)) for c in group]
+        plain = [x for x in labelled if x[1] == "plain"]
+        hard = [x for x in labelled if x[1] == "hard"]
+        first = rng.sample(plain, min(PLAIN_PER_MODEL[source], len(plain)))
+        first += rng.sample(hard, min(HARD_PER_MODEL[source], len(hard)))
+        taken = {x[0].id for x in first}
+        lettered = [x for x in hard if x[0].id not in taken and _names_a_letter(x[0])]
+        rng2 = random.Random(f"{SEED}:letters:{stratum}")
+        chosen += [(*x, "v1") for x in first]
+        chosen += [(*x, "letters") for x in rng2.sample(lettered, min(LETTERED_PER_MODEL[source], len(lettered)))]
+    return chosen
+
+
+def assign_splits(ids_by_stratum: dict[str, list[str]]) -> dict[str, str]:
+    """A fifth of each stratum (rounded, by a seeded hash order) is held out; the rest is tuning."""
+    split = {}
+    for ids in ids_by_stratum.values():
+        ordered = sorted(ids, key=_rank)
+        n_held = round(len(ordered) / 5)
+        for k, rid in enumerate(ordered):
+            split[rid] = "heldout" if k < n_held else "tuning"
+    return split
+
+
+def load_hand_labels() -> dict[str, dict[str, Any]]:
+    out = {}
+    if HAND_LABELS.exists():
+        for n, line in enumerate(HAND_LABELS.read_text().splitlines(), 1):
+            if line.strip():
+                row = json.loads(line)
+                if row["id"] in out:
+                    raise SystemExit(f"{HAND_LABELS}:{n}: id {row['id']!r} labelled twice")
+                out[row["id"]] = row
+    return out
+
+
+def record(c: Candidate, label: Any, why: str | None, method: str, split: str) -> dict[str, Any]:
+    d = asdict(c)
+    extra = d.pop("extra")
+    d.pop("hint")
+    d["source_extracted"] = c.hint
+    d["trimmed_chars"] = extra.get("dropped_chars", 0)
+    d.update(label=label, why=why, label_method=method, split=split)
+    if c.shape == "aime":
+        d.pop("letters"), d.pop("choices")
+    return d
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mmlu-pro", type=Path, required=True, help="git dir of TIGER-AI-Lab/MMLU-Pro")
+    ap.add_argument("--zeroeval", type=Path, required=True, help="git dir of WildEval/ZeroEval")
+    ap.add_argument("--gsm8k", type=Path, required=True, help="git dir of openai/grade-school-math")
+    ap.add_argument("--traces", type=Path, required=True, help="git dir of markyx316/LLM-Reasoning-Trace-Topology")
+    ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
+    args = ap.parse_args(argv)
+    candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
+                  *gsm_solution_candidates(args.gsm8k), *reasoning_trace_candidates(args.traces)]
+    chosen = select(candidates)
+    hand = load_hand_labels()
+    kept: list[tuple[Candidate, Any, str | None, str, str]] = []
+    queue = []
+    skipped = 0
+    for c, status, label, why, batch in chosen:
+        if c.shape == "gpqa" and len(c.letters or []) < 2:
+            skipped += 1  # a damaged source item with a single option is not a choice
+        elif c.id in hand and hand[c.id]["label"] == SKIP:
+            skipped += 1  # read by hand and found outside the shape (e.g. a non-integer answer)
+        elif c.id in hand:
+            kept.append((c, hand[c.id]["label"], hand[c.id].get("why"), "read by hand", batch))
+        elif status == "plain":
+            kept.append((c, label, why, "plain rules, agreeing with the source", batch))
+        else:
+            queue.append(c)
+    strata: dict[str, list[str]] = defaultdict(list)
+    for c, *_, batch in kept:
+        strata[f"{_stratum(c)}:{batch}"].append(c.id)  # per batch, so a later batch moves no earlier record
+    split = assign_splits(strata)
+    rows: dict[str, list[dict[str, Any]]] = {"tuning": [], "heldout": []}
+    for c, label, why, method, _ in kept:
+        rows[split[c.id]].append(record(c, label, why, method, split[c.id]))
+    for name, path in SPLIT_FILES.items():
+        text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
+                       for r in sorted(rows[name], key=lambda r: r["id"]))
+        path.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))  # same input, same bytes
+    if args.queue:
+        with open(args.queue, "w", encoding="utf-8") as f:
+            for c in queue:
+                f.write(json.dumps({"id": c.id, "shape": c.shape, "hint": c.hint, "letters": c.letters,
+                                    "response": c.response}, ensure_ascii=False) + "\n")
+    print(f"tuning {len(rows['tuning'])}, heldout {len(rows['heldout'])}, waiting for a reader {len(queue)}, "
+          f"left out {skipped}")
+
+
+if __name__ == "__main__":
+    main()

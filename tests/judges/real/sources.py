@@ -1,0 +1,206 @@
+"""Readers for the public evaluation outputs the real-output corpus is drawn from (see SOURCES.md)."""
+from __future__ import annotations
+
+import ast
+import io
+import json
+import re
+import subprocess
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Responses are capped at this many characters; when longer, the end (where answers are) is kept.
+MAX_RESPONSE_CHARS = 12_000
+
+
+@dataclass
+class Candidate:
+    """One model response as a source holds it, before it is labelled."""
+
+    id: str
+    shape: str  # "gpqa" (letters, optional choices) or "aime" (an integer)
+    response: str
+    model: str
+    family: str
+    reasoning_model: bool
+    source: dict[str, Any]
+    letters: list[str] | None = None
+    choices: list[str] | None = None
+    hint: Any = None  # the source's own extracted answer: a hint for labelling, never the label itself
+    asked_format: str = ""  # how the source's prompt asked the model to give its answer
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _git(repo: Path, *args: str) -> bytes:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True).stdout
+
+
+def head_commit(repo: Path) -> str:
+    return _git(repo, "rev-parse", "HEAD").decode().strip()
+
+
+def _blob_paths(repo: Path, prefix: str) -> list[str]:
+    """Paths under prefix whose content the snapshot holds (large files are listed but absent)."""
+    out = []
+    for line in _git(repo, "ls-tree", "-r", "-l", "HEAD", prefix).decode().splitlines():
+        meta, path = line.split("\t", 1)
+        if meta.split()[3].isdigit() and _exists(repo, path):
+            out.append(path)
+    return out
+
+
+def _exists(repo: Path, path: str) -> bool:
+    return subprocess.run(["git", "-C", str(repo), "cat-file", "-e", f"HEAD:{path}"],
+                          capture_output=True).returncode == 0
+
+
+def capped(text: str) -> tuple[str, int]:
+    """The response as stored, and how many leading characters were dropped to fit the cap."""
+    if len(text) <= MAX_RESPONSE_CHARS:
+        return text, 0
+    return text[-MAX_RESPONSE_CHARS:], len(text) - MAX_RESPONSE_CHARS
+
+
+FAMILIES = (("llama", "Llama"), ("mixtral", "Mistral"), ("mistral", "Mistral"), ("mathstral", "Mistral"),
+            ("qwen", "Qwen"), ("yi-", "Yi"), ("yi_", "Yi"), ("gemini", "Gemini"), ("gemma", "Gemma"),
+            ("phi-", "Phi"), ("command-r", "Command-R"), ("c4ai", "Command-R"), ("jamba", "Jamba"),
+            ("deepseek", "DeepSeek"), ("claude", "Claude"), ("gpt-", "GPT"), ("chatgpt", "GPT"),
+            ("o1-", "OpenAI o-series"), ("reka", "Reka"), ("grok", "Grok"), ("athene", "Athene"))
+
+
+def family_of(model: str) -> str:
+    low = model.lower()
+    for key, fam in FAMILIES:
+        if key in low:
+            return fam
+    return "other"
+
+
+# --- TIGER-AI-Lab/MMLU-Pro: eval_results/model_outputs_<model>_5shots.zip (Apache-2.0 repository) ---
+
+MMLU_PRO_REPO = "TIGER-AI-Lab/MMLU-Pro"
+
+
+def mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    commit = head_commit(repo)
+    for path in sorted(_blob_paths(repo, "eval_results/")):
+        if not path.endswith(".zip"):
+            continue
+        model = re.sub(r"^model_outputs_|_5shots$", "", Path(path).name[:-4])
+        with zipfile.ZipFile(io.BytesIO(_git(repo, "show", f"HEAD:{path}"))) as zf:
+            inner = [n for n in zf.namelist() if n.endswith(".json")]
+            rows = json.loads(zf.read(inner[0]))
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict):
+                continue
+            text = row.get("generated_text", row.get("model_outputs")) or ""
+            options = row["options"] if isinstance(row["options"], list) else ast.literal_eval(row["options"])
+            text, dropped = capped(text)
+            yield Candidate(
+                id=f"mmlupro:{model}:{row['question_id']}", shape="gpqa", response=text, model=model,
+                family=family_of(model), reasoning_model=False,
+                source={"repo": MMLU_PRO_REPO, "path": path, "member": inner[0], "commit": commit,
+                        "index": i, "license": "Apache-2.0 (repository); MMLU-Pro data MIT"},
+                letters=[chr(65 + k) for k in range(len(options))], choices=[str(o) for o in options],
+                hint=row.get("pred"), asked_format='5-shot chain of thought ending "The answer is (X)"',
+                extra={"dropped_chars": dropped})
+
+
+# --- WildEval/ZeroEval: result_dirs/{gsm,math-l5}/<model>.json (Apache-2.0 repository) ---
+
+ZEROEVAL_REPO = "WildEval/ZeroEval"
+_INT_RE = re.compile(r"-?\d+")
+
+
+def _gold_integer(row: dict[str, Any]) -> int | None:
+    gold = str(row.get("answer", "")).lstrip("# ").replace(",", "").strip()
+    return int(gold) if _INT_RE.fullmatch(gold) else None
+
+
+def zeroeval_candidates(repo: Path) -> Iterator[Candidate]:
+    commit = head_commit(repo)
+    for task in ("gsm", "math-l5"):
+        for path in sorted(_blob_paths(repo, f"result_dirs/{task}/")):
+            model = Path(path).stem
+            rows = json.loads(_git(repo, "show", f"HEAD:{path}"))
+            for i, row in enumerate(rows):
+                if _gold_integer(row) is None:
+                    continue  # only integer-answer problems: the AIME shape
+                out = row.get("output")
+                text = out[0] if isinstance(out, list) and out else str(out or "")
+                text, dropped = capped(text)
+                yield Candidate(
+                    id=f"zeroeval-{task}:{model}:{row.get('id', i)}", shape="aime", response=text, model=model,
+                    family=family_of(model), reasoning_model=model.startswith("o1-"),
+                    source={"repo": ZEROEVAL_REPO, "path": path, "commit": commit, "index": i,
+                            "license": "Apache-2.0"},
+                    hint=json_answer(text), asked_format='a JSON object with "reasoning" and "answer" fields',
+                    extra={"dropped_chars": dropped, "task": task})
+
+
+def json_answer(text: str) -> str | None:
+    """The "answer" field of the JSON object the ZeroEval prompt asks for, when the response holds one."""
+    start = text.find("{")
+    end = text.rfind("}")
+    if start < 0 or end < start:
+        return None
+    try:
+        obj = json.loads(text[start:end + 1])
+    except ValueError:
+        return None
+    ans = obj.get("answer") if isinstance(obj, dict) else None
+    return None if ans is None else str(ans)
+
+
+# --- openai/grade-school-math: grade_school_math/data/example_model_solutions.jsonl (MIT) ---
+
+GSM_REPO = "openai/grade-school-math"
+GSM_PATH = "grade_school_math/data/example_model_solutions.jsonl"
+GSM_VARIANTS = ("6b_finetuning", "6b_verification", "175b_finetuning", "175b_verification")
+
+
+def gsm_solution_candidates(repo: Path) -> Iterator[Candidate]:
+    """GPT-3 (6B and 175B) GSM8K solutions from the GSM8K paper; each ends "A: <answer>" when it answers."""
+    commit = head_commit(repo)
+    for i, line in enumerate(_git(repo, "show", f"HEAD:{GSM_PATH}").decode("utf-8").splitlines()):
+        row = json.loads(line)
+        for variant in GSM_VARIANTS:
+            text, dropped = capped(row[variant]["solution"])
+            model = f"GPT-3 {variant.replace('_', ' ')}"
+            answer = re.findall(r"^A: (.*)$", text, re.MULTILINE)
+            yield Candidate(
+                id=f"gsm8k-paper:{variant}:{i}", shape="aime", response=text, model=model, family="GPT-3",
+                reasoning_model=False,
+                source={"repo": GSM_REPO, "path": GSM_PATH, "commit": commit, "index": i, "license": "MIT",
+                        "field": f"{variant}.solution"},
+                hint=answer[-1] if answer else None,
+                asked_format='finetuned on solutions that end with a line "A: <answer>"', extra={"dropped_chars": dropped})
+
+
+# --- markyx316/LLM-Reasoning-Trace-Topology: data/traces/*.jsonl (MIT) ---
+
+TRACES_REPO = "markyx316/LLM-Reasoning-Trace-Topology"
+TRACES_FILES = ("data/traces/math500_deepseek_r1.jsonl", "data/traces/pilot_math500_r1.jsonl",
+                "data/traces/pilot_math500_qwen7b.jsonl", "data/traces/pilot_math500_llama8b.jsonl")
+
+
+def reasoning_trace_candidates(repo: Path) -> Iterator[Candidate]:
+    """DeepSeek-R1 and R1-distilled models on MATH-500, with their thinking; integer answers only."""
+    commit = head_commit(repo)
+    for path in TRACES_FILES:
+        for i, line in enumerate(_git(repo, "show", f"HEAD:{path}").decode("utf-8").splitlines()):
+            row = json.loads(line)
+            gold = str(row.get("ground_truth", "")).strip()
+            if not _INT_RE.fullmatch(gold):
+                continue
+            text, dropped = capped(row.get("full_response") or "")
+            model = row.get("model_short_name") or row.get("model_name") or "unknown"
+            yield Candidate(
+                id=f"r1-traces:{Path(path).stem}:{i}", shape="aime", response=text, model=model,
+                family="DeepSeek-R1", reasoning_model=True,
+                source={"repo": TRACES_REPO, "path": path, "commit": commit, "index": i, "license": "MIT"},
+                hint=row.get("extracted_answer"), asked_format="none: the prompt is the problem text alone",
+                extra={"dropped_chars": dropped})
