@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from judges.rules.deadline import Deadline
+from judges.rules.vocabulary import ANSWER_RE_PART
 
 T = TypeVar("T")
 CHECK_EVERY = 256  # positions examined between two looks at the clock
@@ -34,7 +35,8 @@ LABEL_LINE_RE = re.compile(
 # Words that show a sentence commits to a choice, and words that show it does not.
 _COMMIT_RE = re.compile(
     r"\b(?:answer|correct|right|best|closest|final|finally|likely|plausible|appropriate|therefore|thus|hence|so|"
-    r"overall|conclusion|conclude|product|choice|option|pick|verdict|selection|match(?:es)?|consistent|corresponds?|respuesta|réponse|antwort|"
+    r"overall|conclusion|conclude|product|choice|option|pick|verdict|selection|match(?:es)?|consistent|corresponds?|"
+    rf"{ANSWER_RE_PART[3:-1]}|"
     r"donc|daher|also|por\s+lo\s+tanto)\b",
     re.IGNORECASE,
 )
