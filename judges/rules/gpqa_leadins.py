@@ -50,10 +50,10 @@ _PAREN_LETTER_RE = re.compile(
     r"|[,;—–-][ \t]*(?:which[ \t]+is[ \t]+|i\.e\.,?[ \t]+)?(?:option|choice|Option|Choice)[ \t]+)"
     r"(?P<letter>[A-Z])(?(paren)\))(?=[ \t*_]*(?:[.!;]|$))", re.MULTILINE)
 # "This matches option A", "corresponds to option B", "I'll go with C": tried only where a verb was found.
-_VERBS = ("match", "correspond", "consistent", "go with", "going with", "choos", "select", "pick", "settle",
+_VERBS = ("match", "correspond", "consistent", "closest to", "go with", "going with", "choos", "select", "pick", "settle",
           "i.e.", "namely", "which is", "that is")
 _VERB_OPTION_RE = re.compile(
-    r"(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
+    r"(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|closest\s+to|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
     r"pick(?:ing)?|settle\s+on|i\.e\.,?|namely|which\s+is|that\s+is)\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
     r"(?:(?:option|choice)\s+)?[*_(\[]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
     re.IGNORECASE,
