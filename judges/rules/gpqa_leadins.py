@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from judges.rules.deadline import Deadline
-from judges.rules.vocabulary import ANSWER_RE_PART
+from judges.rules.vocabulary import ANSWER_WORDS, alternation
 
 T = TypeVar("T")
 CHECK_EVERY = 256  # positions examined between two looks at the clock
@@ -33,13 +33,11 @@ LABEL_LINE_RE = re.compile(
     re.MULTILINE,
 )
 # Words that show a sentence commits to a choice, and words that show it does not.
-_COMMIT_RE = re.compile(
-    r"\b(?:answer|correct|right|best|closest|final|finally|likely|plausible|appropriate|therefore|thus|hence|so|"
-    r"overall|conclusion|conclude|product|choice|option|pick|verdict|selection|match(?:es)?|consistent|corresponds?|"
-    rf"{ANSWER_RE_PART[3:-1]}|"
-    r"donc|daher|also|por\s+lo\s+tanto)\b",
-    re.IGNORECASE,
-)
+_COMMIT_WORDS = ("correct", "right", "best", "closest", "final", "finally", "likely", "plausible", "appropriate",
+                 "therefore", "thus", "hence", "so", "overall", "conclusion", "conclude", "product", "choice", "option",
+                 "pick", "verdict", "selection", "match", "matches", "consistent", "correspond", "corresponds",
+                 *ANSWER_WORDS, "donc", "daher", "also", "por lo tanto")
+_COMMIT_RE = re.compile(r"\b" + alternation(_COMMIT_WORDS).replace(r"\ ", r"\s+") + r"\b", re.IGNORECASE)
 _NEGATION_RE = re.compile(
     r"\b(?:not|never|unlikely|incorrect|wrong|if|whether|unless|rather|instead|unlike|except|nor|ruled?|eliminate[sd]?)\b|n't|n’t",
     re.IGNORECASE,
@@ -110,8 +108,16 @@ def negated(sentence: str) -> bool:
     return _NEGATION_RE.search(sentence) is not None
 
 
+# A sentence with no commitment word is skipped with fast substring searches first (the alternation,
+# tried at every position, costs ~150 us on a 300-character sentence).
+_COMMIT_STEMS = tuple({word.split()[0] for word in _COMMIT_WORDS})
+
+
 def commits(sentence: str) -> bool:
     """A sentence that states a choice: a commitment word and no negation or condition."""
+    low = sentence.lower()
+    if not any(stem in low for stem in _COMMIT_STEMS):
+        return False
     return _COMMIT_RE.search(sentence) is not None and _NEGATION_RE.search(sentence) is None
 
 
