@@ -3,16 +3,21 @@
 The mix imitates reasoning-model output: long <think> blocks with intermediate boxed values, short
 direct answers, truncated generations with an open think block, and the odd retraction.
 
-    python benchmarks/bench_grading.py [--records 100000] [--repeats 3] [--stage 20000]
+    python benchmarks/bench_grading.py [--records 100000] [--repeats 3] [--stage 20000] [--real 20000]
 
 --stage N also times the whole grade stage (read generations.jsonl, grade, write samples.jsonl and
-summary.json) on N records written to a temporary run directory; 0 skips it.
+summary.json) on N records written to a temporary run directory; 0 skips it. --real N times the stage on
+N records whose responses are the real model outputs of tests/judges/real/ (real lengths and phrasings),
+and the reading rate in MB/s on the worst hostile shapes of tests/judges/test_gpqa_time_limit.py.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gzip
 import json
+import os
+import platform
 import random
 import statistics
 import sys
@@ -160,12 +165,59 @@ def time_stage(records: list[GenerationRecord]) -> float:
     return total / elapsed
 
 
+def real_records(n: int) -> list[GenerationRecord]:
+    """n GPQA/AIME records cycling over the real responses of the corpus, with their options and labels."""
+    real = Path(__file__).resolve().parents[1] / "tests" / "judges" / "real"
+    rows = [json.loads(line) for split in ("tuning", "heldout")
+            for line in gzip.open(real / f"corpus_{split}.jsonl.gz", "rt")]
+    out = []
+    for i in range(n):
+        row = rows[i % len(rows)]
+        gpqa_shape = row["shape"] == "gpqa"
+        meta = {"letters": "".join(row["letters"]), "choices": row.get("choices")} if gpqa_shape else {}
+        target = str(row["label"] or (row["letters"][0] if gpqa_shape else "0"))
+        out.append(GenerationRecord(
+            task=row["shape"], item_id=f"{row['shape']}-{i // 8}", sample=i % 8, messages=[{"role": "user", "content": "..."}],
+            target=target, response=row["response"], finish_reason="stop",
+            usage={"prompt_tokens": 200, "completion_tokens": len(row["response"]) // 4}, latency_s=1.0,
+            engine={"name": "openai"}, seed=i, meta={k: v for k, v in meta.items() if v is not None}))
+    return out
+
+
+def hostile_mb_per_s() -> dict[str, float]:
+    """Reading rate on 1 MB of each hostile shape of the time-limit test (the worst one is the floor)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from judges.rules import gpqa
+    from judges.rules.deadline import Deadline
+    from tests.judges.test_gpqa_time_limit import HOSTILE, OPTIONS
+
+    rates = {}
+    for name, unit in HOSTILE.items():
+        text = unit * (1_000_000 // len(unit))
+        start = time.perf_counter()
+        gpqa.read_letter(text, options=OPTIONS, deadline=Deadline(3600))
+        rates[name] = len(text) / 1e6 / (time.perf_counter() - start)
+    return rates
+
+
+def cpu_model() -> str:
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--stage", type=int, default=20_000, help="records for the whole-stage timing (0: skip)")
+    parser.add_argument("--real", type=int, default=20_000, help="records of real responses for the stage (0: skip)")
     args = parser.parse_args()
+    print(f"CPU: {cpu_model()}, {os.cpu_count()} cores")
 
     t0 = time.perf_counter()
     records = build_records(args.records)
@@ -182,6 +234,17 @@ def main() -> None:
         stage_rate = time_stage(build_records(args.stage, seed=1, distinct=min(args.stage, 4_000)))
         print(f"grade stage (read JSONL, grade, write samples.jsonl + summary.json): {stage_rate:,.0f} samples/s on {args.stage:,} records")
         result["stage_samples_per_s"] = round(stage_rate)
+    if args.real:
+        real = real_records(args.real)
+        chars = sum(len(r.response) for r in real) / len(real)
+        real_rate = time_stage(real)
+        print(f"grade stage on {args.real:,} real responses (mean {chars:,.0f} chars): {real_rate:,.0f} samples/s (goal >= 5,000/s)")
+        result["real_stage_samples_per_s"] = round(real_rate)
+        rates = hostile_mb_per_s()
+        worst = min(rates, key=rates.get)
+        print(f"reading 1 MB hostile shapes: worst {worst} {rates[worst]:.2f} MB/s (goal >= 1 MB/s); "
+              + ", ".join(f"{k} {v:.1f}" for k, v in rates.items()))
+        result["hostile_worst_mb_per_s"] = round(rates[worst], 2)
     print(json.dumps(result))
 
 

@@ -19,6 +19,7 @@ from records import FINISH_REASONS, GRADE_STATUSES, GenerationRecord, GradeRecor
 from harness.out_folders import check_grades_out, link_grades_dir
 from harness.rundir import GRADE_SAMPLES, SUMMARY, RunDir, RunSpec
 from judges import Judge, JudgeConfigError, Verdict
+from judges.rules.grade_workers import grade_in_workers
 from tasks import get_task
 
 DECIDERS = ("rules", "llm")  # values of detail.decided_by (the rules+llm judge), counted in summary.json
@@ -62,7 +63,12 @@ async def _judge_all(judge: Judge, records: list[GenerationRecord], concurrency:
     progress = Progress(total=len(records), desc=f"grade {judge.judge_id}", enabled=show)
     out: list[GradeRecord | None] = [None] * len(records)
     try:
-        if not judge.is_async:
+        if not judge.is_async and getattr(judge, "worker_limit_s", None):
+            # Worker processes under a per-sample limit kept from outside the judge (docs/grading.md).
+            verdicts = grade_in_workers(judge, [(i, r) for i, r in enumerate(records) if judgeable(r)],
+                                        judge.worker_limit_s, lambda _: progress.update(1))
+            out = [to_grade(rec, verdicts.get(i), judge.judge_id) for i, rec in enumerate(records)]
+        elif not judge.is_async:
             for i, rec in enumerate(records):
                 out[i] = to_grade(rec, _safe_grade(judge, rec) if judgeable(rec) else None, judge.judge_id)
                 if i % 1024 == 1023:

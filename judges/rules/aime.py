@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from judges.rules import sympy_pool
 from judges.rules.deadline import Deadline, SampleTimeout
-from judges.rules.extract import (FULLWIDTH, boxed_from_last, committed_text, finditer_from_last, lower_same_length,
+from judges.rules.extract import (boxed_from_last, committed_text, finditer_from_last, lower_same_length,
                                   retracted_after)
-from judges.rules.normalise import final_answer_text
+from judges.rules.normalise import FULLWIDTH, final_answer_text
 from judges.rules.numbers import MAX_ANSWER_CHARS, evaluate, integer_value, needs_sympy
 
 # Bump whenever a change can flip a verdict (grades of older runs then stay apart).

@@ -30,15 +30,6 @@ _RETRACT_RE = re.compile(
 )
 _SENTENCE_END = ".!?;:\n"
 
-# Full-width letters and punctuation (CJK-locale outputs) mapped to ASCII.
-FULLWIDTH = str.maketrans(
-    {**{chr(0xFF21 + i): chr(0x41 + i) for i in range(26)},
-     **{chr(0xFF41 + i): chr(0x61 + i) for i in range(26)},
-     **{chr(0xFF10 + i): chr(0x30 + i) for i in range(10)},
-     "：": ":", "（": "(", "）": ")", "［": "[", "］": "]", "｛": "{", "｝": "}", "．": ".", "，": ",", "。": "."}
-)
-
-
 _ASCII_LOWER = str.maketrans({chr(c): chr(c + 32) for c in range(65, 91)})
 
 

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from itertools import islice
 
 from judges.rules.deadline import Deadline, SampleTimeout
-from judges.rules.extract import FULLWIDTH, boxed_from_last, committed_text, lower_same_length, retracted_after
+from judges.rules.extract import boxed_from_last, committed_text, lower_same_length, retracted_after
 from judges.rules.gpqa_leadins import (LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
                                       negated, parenthesised, sentence_before, verb_phrases)
+from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
+from judges.rules.vocabulary import ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
                                       quotes_own_option)
 
@@ -18,7 +20,7 @@ DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
 # Markdown, math and bracket wrappers allowed between an anchor and its letter.
-_WRAP = r"(?P<wrap>(?:[\s*_$«“\"]|\\boxed\s*\{|\\(?:text|textbf|textrm|mathrm|mathbf)\s*\{|\\\(|\(|\[|\{|(?:option|choice)\b)*)"
+_WRAP = (r"(?P<wrap>(?:[\s*_$«“\"]|\\boxed\s*\{|\\" + WRAPPER_RE_PART + r"\s*\{|\\\(|\(|\[|\{|(?:option|choice)\b)*)")
 # After the letter: no further word character (so "Cannot" and "Carbon" are not C), and not
 # hedged between two letters ("B or C", "A/C", "A, B").
 _LETTER = r"(?P<letter>[A-Za-z])(?![A-Za-z0-9])(?![ \t]*[=^_])(?!\)?\**\s*(?:or|and|/|,|&)\s*\(?(?-i:[A-Z])(?![A-Za-z0-9]))"
@@ -27,10 +29,8 @@ _I = re.IGNORECASE
 # Every anchor contains one of these words; they are found with fast substring searches of the
 # lower-cased text, and the precise patterns below are only tried at those positions (matching at a
 # fixed position is cheap, while scanning with an alternation is slow in Python's re).
-_TRIGGERS = ("answer", "réponse", "reponse", "antwort", "respuesta", "risposta", "resposta", "option", "choice", "boxed",
-             "答案", "答え", "正解", "选")
-_ANSWER_WORDS = ("answer", "réponse", "reponse", "antwort", "respuesta", "risposta", "resposta")
-_ANS = r"(?:answer|réponse|reponse|antwort|respuesta|risposta|resposta)"
+_TRIGGERS = (*ANSWER_WORDS, *CHOICE_WORDS, "boxed", *CJK_ANSWER_WORDS, "选")
+_ANS = ANSWER_RE_PART
 # "the answer to our calculated value is likely D": a few words between, and adverbs or articles after.
 _BETWEEN = r"(?:[ \t]+(?!(?:is|are|depends|if|whether|not|would|could|might|cannot|can|may)\b)[^\s.:;!?,()]+){0,6}?"
 _COPULA = r"(?:is|would\s+be|should\s+be|must\s+be|est|ist|lautet|wäre|es|sería|serait|è|é)"
@@ -55,9 +55,9 @@ _AT_OPTION = (
     re.compile(r"(?:option|choice)\s*\(?(?P<letter>[A-Za-z])\)?\s+is\s+(?:the\s+)?(?:correct|right|best)\b", _I),
 )
 _AT_BOXED = (
-    re.compile(r"boxed\s*\{\s*(?:\\(?:text|textbf|textrm|mathrm|mathbf)\s*\{\s*)?\(?(?P<letter>[A-Za-z])\)?\s*\}?\s*\}", _I),
+    re.compile(r"boxed\s*\{\s*(?:\\" + WRAPPER_RE_PART + r"\s*\{\s*)?\(?(?P<letter>[A-Za-z])\)?\s*\}?\s*\}", _I),
     # \boxed{B. \ M^2 = ...}: an upper-case letter labelling the option text that follows it.
-    re.compile(r"boxed\s*\{\s*(?:\\(?:text|textbf|textrm|mathrm|mathbf)\s*\{\s*)?\(?(?P<letter>[A-Z])"
+    re.compile(r"boxed\s*\{\s*(?:\\" + WRAPPER_RE_PART + r"\s*\{\s*)?\(?(?P<letter>[A-Z])"
                r"(?:\)|[.:]|\s*[-–—]|\s*\\[ ,;:])"),
 )
 # "(B) is the correct answer": read backwards from the trigger word.
@@ -72,7 +72,7 @@ _HEDGE_AFTER_RE = re.compile(
     r"[*_(\[]*(?P<other>[A-Z])(?![A-Za-z0-9])")
 # Where an answer is stated in words ("the final answer is", "Answer:"), for reading option texts.
 _STATEMENT_RE = re.compile(
-    r"(?:answer|réponse|antwort|respuesta|product|compound|structure|result|value|choice|option)"
+    rf"(?:{ANSWER_RE_PART}|product|compound|structure|result|value|choice|option)"
     r"[^\n:.]{0,60}?(?:[:：]|\b(?:is|are|est|ist|es)\b[ \t]*:?)[ \t*_]*")
 _LABEL_START_RE = re.compile(r"[\s*_(\[]*[A-Z][.):]\s")
 _BOLD_CLOSE_RE = re.compile(r"(?<=\S)(?:\*\*|__)(?=\s|$|[.,;:!?)])")
@@ -80,7 +80,6 @@ _SPACE_RUN_RE = re.compile(r"\s*")
 _CONDITION_OPENS_RE = re.compile(r"[\s*_>-]*(?:if|when|assuming|provided)\b", _I)
 _CONDITION_AFTER_RE = re.compile(r"(?:[^\n.!?]|[.!?](?!\s)){0,300}?[;,]\s*(?:and\s+|but\s+|or\s+)?(?:if|otherwise|unless|when)\b", _I)
 MAX_STATEMENTS = 20  # only the last few statements are compared with the options, so the cost stays bounded
-_SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u3000": " "})
 _FOLLOW_OK = ".,;:!)]}*_$\\\n"  # what may follow an unwrapped lower-case letter (so "is a mixture" is no answer)
 
 
@@ -120,7 +119,7 @@ def _anchored(text: str, low: str, deadline: Deadline):
     for word, p in checked(_trigger_positions(low), deadline):
         if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and word != "boxed":
             continue  # inside a longer word ("reanswer")
-        if word in ("答案", "答え", "正解"):
+        if word in CJK_ANSWER_WORDS:
             m = _AT_ZH.match(text, p)
             if m:
                 yield m, p
@@ -138,7 +137,7 @@ def _anchored(text: str, low: str, deadline: Deadline):
                         yield m, p - 1
                         break
             continue
-        is_answer = word in _ANSWER_WORDS
+        is_answer = word in ANSWER_WORDS
         patterns = _AT_ANSWER if is_answer else _AT_OPTION
         for pat in patterns:
             m = pat.match(text, p)
@@ -274,7 +273,7 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
 
 def _normalise(text: str) -> str:
     """Full-width forms and non-breaking spaces as ASCII, keeping every index in place."""
-    return text if text.isascii() else text.translate(FULLWIDTH).translate(_SPACES)
+    return text if text.isascii() else text.translate(FULLWIDTH).translate(UNICODE_SPACES)
 
 
 class ReadFailed(Exception):

@@ -16,6 +16,9 @@ class RulesJudge(Judge):
     # grades/<judge_id>/ of older runs then stays as it was instead of mixing two parsers.
     judge_id = "rules-v2"
     tasks = ("aime", "gpqa")
+    # The grade stage reads in worker processes and stops one that passes this on a sample: a second
+    # more than the reader's own limit, so the reader's clearer "timed out after 5 s ..." comes first.
+    worker_limit_s = max(aime.TIME_LIMIT_S, gpqa.TIME_LIMIT_S) + 1.0
 
     @classmethod
     def from_options(cls, **options: Any) -> "RulesJudge":

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from judges.rules.normalise import expression_text
 
-_WORD_SEP_RE = re.compile(r"\s+(?:or|and)\s+")
+_WORD_SEP_RE = re.compile(r"(?<!\s)\s+(?:or|and)\s+")  # starts only where a space run does: linear
 _SIMPLE = {"\\cdot": "*", "\\times": "*", "\\div": "/", "\\pi": "pi", "\\infty": "oo", "\\ln": "log",
            "\\log": "log", "\\exp": "exp", "\\sin": "sin", "\\cos": "cos", "\\tan": "tan", "\\cot": "cot",
            "\\sec": "sec", "\\csc": "csc", "\\arcsin": "asin", "\\arccos": "acos", "\\arctan": "atan",

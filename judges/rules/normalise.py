@@ -7,14 +7,23 @@ from __future__ import annotations
 
 import re
 
+from judges.rules.vocabulary import WRAPPER_RE_PART
+
 # \text{25}, \textbf{25}, \mathrm{cm}: the wrapper goes, its content stays.
-_WRAPPER_RE = re.compile(r"\\(?:text|textbf|textrm|textit|mathrm|mathbf|mathit|mbox|operatorname)\s*\{([^{}]*)\}")
+_WRAPPER_RE = re.compile(rf"\\{WRAPPER_RE_PART}\s*\{{([^{{}}]*)\}}")
 _DEGREE_RE = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|°|º")
 _DELIMITER_RE = re.compile(r"\$|\\\(|\\\)|\\\[|\\\]|\\left(?![A-Za-z])|\\right(?![A-Za-z])|\\displaystyle")
 _SPACING_RE = re.compile(r"\\[,!;: ]|~|\\q?quad(?![A-Za-z])")
 _WHITESPACE_RE = re.compile(r"\s+")
-# Thin spaces as typeset by models and editors: THIN SPACE, NARROW NO-BREAK SPACE, NO-BREAK SPACE.
-_UNICODE_SPACES = str.maketrans({"\u2009": " ", "\u202f": " ", "\u00a0": " "})
+# Spaces as typeset by models and editors: THIN, NARROW NO-BREAK, NO-BREAK and IDEOGRAPHIC SPACE.
+UNICODE_SPACES = str.maketrans({"\u2009": " ", "\u202f": " ", "\u00a0": " ", "\u3000": " "})
+# Full-width letters, digits and punctuation (CJK-locale outputs) as ASCII, one character for one.
+FULLWIDTH = str.maketrans(
+    {**{chr(0xFF21 + i): chr(0x41 + i) for i in range(26)},
+     **{chr(0xFF41 + i): chr(0x61 + i) for i in range(26)},
+     **{chr(0xFF10 + i): chr(0x30 + i) for i in range(10)},
+     "：": ":", "（": "(", "）": ")", "［": "[", "］": "]", "｛": "{", "｝": "}", "．": ".", "，": ",", "。": "."}
+)
 # A whole answer that is one number with thousands separators: 1,000 / 1{,}000 / 1\,000 / 12,345,678
 # (LaTeX spacing is a plain space by then).
 # Only a whole answer: "(3,141)" is a pair and "\{1,234\}" a set, never 3141 or 1234.
@@ -42,7 +51,7 @@ _WRAPPED_UNIT_RE = re.compile(
     r"(?:\s*\^\s*\{?\s*[23]\s*\}?|[²³])?\s*\.?\s*$", re.IGNORECASE)
 _BARE_UNIT_RE = re.compile(
     r"(?<=[\d}).])\s*(?:" + _UNIT_WORDS + r")(?:\s*\^\s*\{?\s*[23]\s*\}?|[²³])?\s*\.?\s*$", re.IGNORECASE)
-_PERCENT_TAIL_RE = re.compile(r"\s*\\?%\s*$")
+_PERCENT_TAIL_RE = re.compile(r"(?<!\s)\s*\\?%\s*$")  # starts only where a space run does: linear
 _LEFT_VARIABLE_RE = re.compile(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*=(?!=)")
 
 
@@ -75,7 +84,7 @@ def join_thousands(text: str) -> str:
 
 def _common(text: str) -> str:
     """Steps both flavours share: typeset minus, spacing, math delimiters, emphasis."""
-    s = text.replace("−", "-").translate(_UNICODE_SPACES).replace("\\$", " ")
+    s = text.replace("−", "-").translate(UNICODE_SPACES).replace("\\$", " ")
     s = _SPACING_RE.sub(" ", _DELIMITER_RE.sub(" ", s))
     return strip_emphasis(_WHITESPACE_RE.sub(" ", s).strip())
 

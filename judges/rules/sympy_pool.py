@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 STARTUP_TIMEOUT_S = 60.0  # importing sympy in a fresh worker; never charged to a request
@@ -102,7 +103,7 @@ class _Pool:
                 if worker is not None:
                     worker.kill()  # reap the dead process and close its pipes
                 worker = None  # so a failed start below leaves the slot empty
-                worker = _Worker()  # its startup is not charged to timeout_s
+                worker = _started_worker()  # its startup is not charged to timeout_s
             return worker.ask(payload, timeout_s)
         except (WorkerTimeout, WorkerUnavailable):
             if worker is not None:
@@ -122,6 +123,25 @@ class _Pool:
 
 _pool: _Pool | None = None
 _pool_lock = threading.Lock()
+# Called with True before a worker starts and False after: a grading process that runs under a clock
+# kept by its parent (judges.rules.grade_workers) uses it so the sympy import is not charged to a sample.
+startup_hook: Callable[[bool], None] | None = None
+
+
+def _started_worker() -> _Worker:
+    if startup_hook:
+        startup_hook(True)
+    try:
+        return _Worker()
+    finally:
+        if startup_hook:
+            startup_hook(False)
+
+
+def forget_inherited() -> None:
+    """In a forked child: drop the parent's workers without touching them (their pipes are the parent's)."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
 
 
 def request(payload: dict[str, Any], timeout_s: float) -> dict:
