@@ -9,7 +9,7 @@ import re
 import time
 
 from harness.grade import grade_run
-from harness.records import GenerationRecord
+from records import GenerationRecord
 from judges.rules import RulesJudge, gpqa
 from judges.rules.grade_workers import grade_in_workers
 from tests.judges.test_rules_grade_cli import _write_run
@@ -49,7 +49,7 @@ def test_a_stalled_sample_is_stopped_from_outside_and_grading_goes_on(tmp_path):
     assert stalled == {"q003", "q017"}
     assert grades["q003"]["detail"]["error"] == "timed out after 1 s (the grading worker was stopped)"
     assert all(g["correct"] for k, g in grades.items() if k not in stalled)
-    assert summary["counts"]["graded"] == 38 and summary["coverage_complete"] is False
+    assert summary.counts["graded"] == 38 and summary.coverage_complete is False
     # The target: no run takes longer than samples x limit / workers (here one worker: a small run).
     assert elapsed < 40 * judge.worker_limit_s
 
