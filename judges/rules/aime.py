@@ -12,7 +12,7 @@ from judges.rules.normalise import FULLWIDTH, final_answer_text
 from judges.rules.numbers import MAX_ANSWER_CHARS, evaluate, integer_value, needs_sympy
 
 # Bump whenever a change can flip a verdict (grades of older runs then stay apart).
-PARSER_VERSION = "aime-v2"
+PARSER_VERSION = "aime-v3"
 TIME_LIMIT_S = 5.0  # per sample: reading the answer plus evaluating it; past it the sample is a judge_error
 _CHECK_EVERY = 64  # candidate answers examined between two looks at the clock
 
@@ -43,15 +43,26 @@ _SPAN_END_RE = re.compile(
     re.IGNORECASE,
 )
 _DIGIT_RE = re.compile(r"\d")
+# Two formats real models write when a prompt asks for them (tests/judges/real): a JSON reply
+# ({"reasoning": ..., "answer": "18"}, in a code fence or not) and a closing "A: 157" line (the GSM8K
+# paper's format). Both are read only when they come after every boxed or prose answer.
+_JSON_ANSWER_RE = re.compile(
+    r'"(?:final_)?answer"[ \t]*:[ \t]*(?:"((?:[^"\\\n]|\\.){1,80})"|([-+]?\d[\d,]*(?:\.\d+)?))')
+_LAST_LINE_A_RE = re.compile(r"(?:^|\n)[ \t*_]*A:[ \t*_]*([^\n]{1,80})\Z")
+_LAST_LINE_WINDOW = 120  # characters from the end in which the closing "A:" line is looked for
 _BARE_NUMBER_RE = re.compile(r"[\s*_$]*([-+−]?\d{1,3}(?:,\d{3})*(?:\.\d+)?|[-+−]?\d+(?:\.\d+)?)[\s*_$.]*")
 # A prose answer starts like math: a number, sign, bracket, command, or a one-letter variable in an
 # expression ("m + n = 25", "N \\equiv 42"); "an integer between 0 and 999" and "not 25" are prose.
 _MATH_START_RE = re.compile(r"[-+−(\[{\\\d.]|[A-Za-z]\s*[-+=*/^_<>\\]")
 # Prose may name what it counts after the number ("the answer is 12 triangles."): one word, never one
 # that changes the value or hedges it ("12 squared", "7 or more" are no integer).
-_PROSE_NOUN_RE = re.compile(r"([-+]?\d+)\s+([A-Za-z]{3,})")
+_PROSE_NOUN_RE = re.compile(r"\$?([-+]?\d+)((?:\s+[A-Za-z][A-Za-z'-]+){1,5})")  # "480 in monthly earnings"
 _VALUE_WORDS = {"more", "less", "fewer", "than", "not", "and", "times", "plus", "minus", "over", "squared", "cubed",
-                "factorial", "mod", "modulo", "divided", "choose", "dozen", "hundred", "thousand", "million", "billion"}
+                "factorial", "mod", "modulo", "divided", "choose", "dozen", "hundred", "thousand", "million", "billion",
+                "or", "to", "of", "out", "by", "point", "percent", "tenths", "hundredths", "thousandths", "halves",
+                "thirds", "quarters", "fifths", "sixths", "eighths", "ninths", "tens", "hundreds", "thousands",
+                "decimal", "approximately", "about", "around", "roughly", "nearly", "almost", "least", "most",
+                "ago", "before", "after"}
 
 
 @dataclass
@@ -144,7 +155,39 @@ def _find_answer(text: str, deadline: Deadline) -> tuple[int, int, str, str] | s
             break
     if cut_off is not None and (best is None or cut_off > best[0]):
         return "last boxed answer not closed"  # the answer it was writing is unknown
+    for later in (_json_answer(text, after), _closing_a_line(text)):
+        if later is not None and (best is None or later[0] > best[0]):
+            best = later
     return best
+
+
+def _json_answer(text: str, after: int) -> tuple[int, int, str, str] | None:
+    """The last `"answer": value` of a JSON reply that starts after every other answer found.
+
+    Only when nothing after the reply's closing brace has a digit: prose after it that works a number
+    out again may revise the answer, and is read (or not) by the other rules instead.
+    """
+    found = next(finditer_from_last(_JSON_ANSWER_RE, text, after), None)
+    if found is None:
+        return None
+    close = text.find("}", found.end())
+    if _DIGIT_RE.search(text, close + 1 if close >= 0 else found.end()):
+        return None
+    value = (found.group(1) or found.group(2)).replace('\\"', '"').strip().strip('"').strip()
+    return (found.start(), found.end(), value, "json") if _DIGIT_RE.search(value) else None
+
+
+def _closing_a_line(text: str) -> tuple[int, int, str, str] | None:
+    """A last line "A: 157", as the GSM8K paper's answers end."""
+    body = text.rstrip()
+    window = max(0, len(body) - _LAST_LINE_WINDOW)
+    found = _LAST_LINE_A_RE.search(body, window)
+    if found is None:
+        return None
+    value = found.group(1).strip().strip("*_").strip()
+    if not _MATH_START_RE.match(value) or not _DIGIT_RE.search(value):
+        return None
+    return (found.start(), found.end(), value, "closing line")
 
 
 class ReadFailed(Exception):
@@ -181,9 +224,9 @@ def _read(response: str, deadline: Deadline) -> AimeReading:
     if retracted_after(text, end):
         return AimeReading(None, None, None, f"answer {answer!r} retracted afterwards")
     value, reason = answer_value(answer, deadline)
-    if value is None and via == "phrase":
-        noun = _PROSE_NOUN_RE.fullmatch(final_answer_text(answer))
-        if noun and noun.group(2).lower() not in _VALUE_WORDS:
+    if value is None and via in ("phrase", "json"):
+        noun = _PROSE_NOUN_RE.fullmatch(final_answer_text(answer).rstrip("."))
+        if noun and not _VALUE_WORDS.intersection(noun.group(2).lower().split()):
             value, reason = int(noun.group(1)), None
     return AimeReading(answer, via, value, reason=reason)
 

@@ -15,7 +15,7 @@ from judges.rules.vocabulary import ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, 
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
                                       quotes_own_option)
 
-PARSER_VERSION = "gpqa-v2"
+PARSER_VERSION = "gpqa-v3"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
@@ -292,10 +292,32 @@ def read_letter(response: str, letters: tuple[str, ...] = DEFAULT_LETTERS,
         raise ReadFailed(str(exc)) from exc
 
 
+# Base models continue a few-shot prompt past their answer with a question of their own ("Question:"
+# on its own line, then options); what follows it answers that question, not the one asked.
+_NEXT_QUESTION_RE = re.compile(r"\n[ \t]*Question[ \t]*[:：]")
+_OPTIONS_AHEAD_RE = re.compile(r"\n[ \t]*(?:Options|Choices)[ \t]*[:：]|\n[ \t]*\(?A[.)]")
+_OPTIONS_AHEAD_CHARS = 3000  # how far after "Question:" its options may start
+
+
+def _before_invented_question(text: str) -> str:
+    """The text before a question the model made up and went on to answer (kept whole when there is none)."""
+    first = len(text) - len(text.lstrip())  # a "Question:" before any other text is the prompt echoed
+    options_at = -1  # the next options line after the current "Question:": each is searched for once
+    for found in _NEXT_QUESTION_RE.finditer(text):
+        if options_at < found.end():
+            options = _OPTIONS_AHEAD_RE.search(text, found.end())
+            if options is None:
+                return text
+            options_at = options.start()
+        if found.start() > first and options_at - found.end() <= _OPTIONS_AHEAD_CHARS:
+            return text[:found.start()]
+    return text
+
+
 def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | None,
                  deadline: Deadline) -> GpqaReading:
     text, think_open = committed_text(response)
-    text = _normalise(text)
+    text = _before_invented_question(_normalise(text))
     bare_line, bare_whole = _bare_patterns(letters)
     valid = {c.upper() for c in letters}
     if options is not None and len(options) != len(letters):
