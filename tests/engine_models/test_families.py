@@ -81,3 +81,20 @@ def test_without_its_window_mistral_would_differ(tmp_path):
     (folder / "config.json").write_text(json.dumps({**config, "sliding_window": None}))
     full = LLM(model=str(folder), dtype="fp32", threads=1, block_size=4, kv_cache_gib=0.01)
     assert full.generate([PROMPTS[1]], SamplingParams(max_tokens=N, temperature=0.0))[0].token_ids != want
+
+
+@pytest.mark.parametrize("family", ["qwen3", "qwen3moe"])
+def test_q4_0_gguf_runs_on_its_4_bit_codes_as_on_their_dequantised_values(family, tmp_path):
+    gguf = str(to_gguf(make_family(tmp_path / family, family), family, "Q4_0"))
+    rows = {}
+    for int4 in (True, False):
+        llm = LLM(model=gguf, dtype="bf16", threads=1, block_size=4, kv_cache_gib=0.01, int4=int4)
+        assert (llm.engine.int4_bytes > 0) == int4
+        got = []
+        llm.engine.add_request(PROMPTS[0], SamplingParams(max_tokens=1, temperature=0.0),
+                               logits_processor=lambda out, row: got.append(row.clone()))
+        while llm.engine.has_unfinished():
+            llm.engine.step()
+        rows[int4] = got[0]
+    rel = ((rows[True] - rows[False]).norm() / rows[False].norm()).item()
+    assert rel < 0.02, rel
