@@ -48,9 +48,9 @@ Extension points:
         @classmethod kv_cache_spec(cls, config) -> KVCacheSpec    (layers, per-token K shape, V shape or None)
         @classmethod from_weights(cls, config, tensors, dtype, device) -> model
         bind_kv_cache(caches: list[tuple[Tensor, Tensor | None]])  (one (K, V) pair per layer)
-    and declares its architecture names in its module's ARCHITECTURES (models/__init__.py finds them). KVCacheSpec lets a model ask
-    for any per-token layout: Llama asks K shape (2 * num_kv_heads, head_dim) holding K and V heads
-    together, no V, slot_axis=1; an MLA model can ask for one latent row (kv_lora_rank + rope_dim,) and no V.
+    and declares its architecture names in its module's ARCHITECTURES (models/__init__.py finds them).
+    KVCacheSpec lets a model ask for any per-token layout: Llama asks K shape (2 * num_kv_heads, head_dim)
+    holding K and V heads together, no V, slot_axis=1; an MLA model can ask for one latent row (kv_lora_rank + rope_dim,) and no V.
     Each layer's cache tensor has the per-token shape with the slot axis (num_blocks * block_size)
     inserted at spec.slot_axis (default 0); AttentionMetadata.slot_mapping says where new tokens
     go and its gather indices say which slots (decode_slots) or whole blocks (decode_blocks) each

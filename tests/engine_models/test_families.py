@@ -42,7 +42,8 @@ def reference(family_ckpt):
 
 def _check(tokens, logits, reference):
     for i, (got, (want, _)) in enumerate(zip(tokens, reference)):
-        assert got == want, f"prompt {i}: first difference at token {next(j for j, (a, b) in enumerate(zip(got, want)) if a != b)}"
+        first = next((j for j, (a, b) in enumerate(zip(got, want)) if a != b), None)
+        assert got == want, f"prompt {i}: first difference at token {first}"
     diff = (logits - reference[0][1]).abs().max().item()
     assert diff < 1e-5 * max(1.0, reference[0][1].abs().max().item()), diff
 

@@ -10,7 +10,8 @@ from engine.native.tensor_parallel import run_worker
 
 rank, world = launched_ranks()
 model, out = sys.argv[1], sys.argv[2]
-prompts = json.loads(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else [[5, 9, 14, 3], [7, 7, 21, 30, 2, 11, 4, 8, 19]]
+default = [[5, 9, 14, 3], [7, 7, 21, 30, 2, 11, 4, 8, 19]]
+prompts = json.loads(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else default
 mode = sys.argv[4] if len(sys.argv) > 4 else "tp"
 if rank != 0:
     sys.exit(run_worker(device="cpu", threads=1, timeout_s=60))

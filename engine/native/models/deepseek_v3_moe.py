@@ -96,7 +96,8 @@ class MoE(nn.Module):
     def _routed(self, x: torch.Tensor) -> torch.Tensor:
         """The routed experts' weighted sum for each row of x (this rank's experts only, under --ep)."""
         w, idx = self.gate(x)
-        return routed_experts(x, w, idx, self.w_gate_up, self.w_down, self.expert_start if self.ep is not None else None)
+        start = self.expert_start if self.ep is not None else None
+        return routed_experts(x, w, idx, self.w_gate_up, self.w_down, start)
 
 
 def routed_experts(x: torch.Tensor, w: torch.Tensor, idx: torch.Tensor, w_gate_up: torch.Tensor,

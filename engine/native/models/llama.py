@@ -97,7 +97,8 @@ class LlamaLayer(nn.Module):
     def _mlp(self, h: torch.Tensor) -> torch.Tensor:
         """SwiGLU on the post-attention-normed rows (summed over ranks under tensor parallelism)."""
         gu = self._linear(h, "gate_up_w")
-        if self.fused_norm and h.shape[0] <= 64:  # bf16 decode-sized steps: one op (torch's vectorised exp wins on long prefills)
+        # bf16 decode-sized steps: one op (torch's vectorised exp wins on long prefills)
+        if self.fused_norm and h.shape[0] <= 64:
             a = kernels.silu_mul(gu)
         else:
             g, u = gu.chunk(2, dim=-1)
