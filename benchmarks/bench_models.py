@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import platform
 import statistics
 import sys
 import time
@@ -28,21 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.bench_native import hf_decode, hf_prefill, native_prefill, prompts, run_native  # noqa: E402
 from engine.native.gguf_export import write_gguf  # noqa: E402
 from engine.native.llm_engine import LLMEngine  # noqa: E402
+from sweep.provenance import cpu_name  # noqa: E402
 
 QWEN3_0_6B = dict(vocab_size=151936, hidden_size=1024, intermediate_size=3072, num_hidden_layers=28,
                   num_attention_heads=16, num_key_value_heads=8, head_dim=128, max_position_embeddings=4096,
                   rms_norm_eps=1e-6, rope_theta=1000000.0, tie_word_embeddings=True, bos_token_id=None,
                   eos_token_id=None)
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def random_state(cfg: dict, seed: int = 0) -> dict[str, torch.Tensor]:
@@ -153,7 +143,7 @@ def main() -> int:
     ap.add_argument("--workdir", type=Path, default=Path.home() / ".cache" / "harness" / "bench_models")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    print(f"CPU: {cpu_model()}; threads {a.threads}; torch {torch.__version__}; bf16 compute for engine and HF",
+    print(f"CPU: {cpu_name()}; threads {a.threads}; torch {torch.__version__}; bf16 compute for engine and HF",
           flush=True)
     t = time.perf_counter()
     files = build_files(a.workdir, a.formats)
