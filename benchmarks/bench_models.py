@@ -169,7 +169,7 @@ def main() -> int:
             print(f"| {fmt} | {who} | not installed | | |")
             continue
         many = f"{r['decode_n']:.1f}" if "decode_n" in r else "n/a (one sequence)"
-        print(f"| {fmt} | {who} | {r['decode_1']:.1f} | {many} | {r['prefill']:.0f} |")
+        print(f"| {fmt} | {who} | {r['decode_1']:.1f} | {many} | {r['prefill']:.1f} |")
     by = {(f, w): r for f, w, r in rows if r}
     for fmt in files:
         other = by.get((fmt, "HF transformers")) or by.get((fmt, "llama.cpp"))
