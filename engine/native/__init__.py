@@ -10,7 +10,7 @@ Layers, bottom up (one concept per file):
   config.py          ModelConfig (architecture, sizes, rope theta, eos ids, context) and EngineConfig
   tokenizer.py       byte-level BPE from GGUF metadata or tokenizer.json; chat template via jinja2
   models/            model classes registered by architecture name (GGUF `general.architecture` or
-                     HF `architectures[0]`): MODEL_CLASSES in models/__init__.py
+                     HF `architectures[0]`): each module's ARCHITECTURES, found by models/__init__.py
   attention.py       AttentionMetadata (paged KV slots and blocks) and the paged attention used by models
   kernels/           small C++ CPU ops built once with g++ (decode attention read in place from the paged
                      cache, RoPE + cache write, bf16 norm / SiLU, 8-bit logits head); plain PyTorch without
@@ -51,9 +51,9 @@ Extension points:
         @classmethod kv_cache_spec(cls, config) -> KVCacheSpec    (layers, per-token K shape, V shape or None)
         @classmethod from_weights(cls, config, tensors, dtype, device) -> model
         bind_kv_cache(caches: list[tuple[Tensor, Tensor | None]])  (one (K, V) pair per layer)
-    and is registered in models/__init__.py under its architecture names. KVCacheSpec lets a model ask
-    for any per-token layout: Llama asks K shape (2 * num_kv_heads, head_dim) holding K and V heads
-    together, no V, slot_axis=1; an MLA model can ask for one latent row (kv_lora_rank + rope_dim,) and no V.
+    and declares its architecture names in its module's ARCHITECTURES (models/__init__.py finds them).
+    KVCacheSpec lets a model ask for any per-token layout: Llama asks K shape (2 * num_kv_heads, head_dim)
+    holding K and V heads together, no V, slot_axis=1; an MLA model can ask for one latent row (kv_lora_rank + rope_dim,) and no V.
     Each layer's cache tensor has the per-token shape with the slot axis (num_blocks * block_size)
     inserted at spec.slot_axis (default 0); AttentionMetadata.slot_mapping says where new tokens
     go and its gather indices say which slots (decode_slots) or whole blocks (decode_blocks) each

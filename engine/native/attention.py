@@ -110,12 +110,27 @@ def prefill_chunk(block_table: list[int], start: int, end: int, row: int,
     return PrefillChunk(row, row + end - start, ctx, mask), ctx[start:]
 
 
-def _decode_bias(attn: AttentionMetadata, dtype: torch.dtype, hkv: int, g: int) -> torch.Tensor:
+def _decode_lens(attn: AttentionMetadata) -> torch.Tensor:
+    # the mask is each row's valid prefix, so its count is the row's context length
+    return attn.decode_lens if attn.decode_lens is not None else attn.decode_mask.reshape(attn.num_decode, -1).sum(-1)
+
+
+def _window_mask(attn: AttentionMetadata, window: int | None) -> torch.Tensor:
+    """[Bd, L] bool: the decode rows' valid positions, within the last `window` of each row when one is set."""
+    m = attn.decode_mask.reshape(attn.decode_mask.shape[0], -1)
+    if window is None:
+        return m
+    p = torch.arange(m.shape[1], device=m.device)
+    return m & (p[None, :] >= (_decode_lens(attn) - window)[:, None])
+
+
+def _decode_bias(attn: AttentionMetadata, dtype: torch.dtype, hkv: int, g: int,
+                 window: int | None = None) -> torch.Tensor:
     """Additive mask [Hkv*Bd, G, L] (0 or -inf), built once per step and shared by every layer."""
-    key = ("_decode_bias", dtype, hkv, g)
+    key = ("_decode_bias", dtype, hkv, g, window)
     bias = attn.__dict__.get(key)
     if bias is None:
-        m = attn.decode_mask.reshape(1, attn.decode_mask.shape[0], 1, -1)
+        m = _window_mask(attn, window).reshape(1, attn.decode_mask.shape[0], 1, -1)
         bias = torch.zeros(m.shape, dtype=dtype, device=m.device).masked_fill_(~m, float("-inf"))
         bias = bias.expand(hkv, -1, g, -1).reshape(-1, g, m.shape[-1])
         attn.__dict__[key] = bias
@@ -150,17 +165,30 @@ def reads_in_place(kv_cache: torch.Tensor, attn: AttentionMetadata) -> bool:
             and kernels.SPLIT % attn.block_size == 0 and compiled_kernels_for(kv_cache))
 
 
+def _prefill_window(c: PrefillChunk, n: int, window: int | None, device: torch.device) -> torch.Tensor | None:
+    """The chunk's mask [n, ctx] with keys older than the window cut off (None: plain causal, no window needed)."""
+    ctx = c.slots.shape[0]
+    if window is None or ctx <= window:
+        return c.mask
+    qpos = torch.arange(ctx - n, ctx, device=device)[:, None]
+    kpos = torch.arange(ctx, device=device)[None, :]
+    return (kpos <= qpos) & (kpos > qpos - window)
+
+
 def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache: torch.Tensor,
-                    attn: AttentionMetadata) -> torch.Tensor:
+                    attn: AttentionMetadata, window: int | None = None) -> torch.Tensor:
     """q: [T, Hq, D]; k, v: [T, Hkv, D] of this step (already written to the cache);
-    kv_cache: [2*Hkv, slots, D] (K heads then V heads, slot-indexed). Returns [T, Hq*D]."""
+    kv_cache: [2*Hkv, slots, D] (K heads then V heads, slot-indexed). Returns [T, Hq*D].
+    window: each query attends to its own position and the window - 1 before it (sliding-window attention)."""
     T, Hq, D = q.shape
     Hkv = kv_cache.shape[0] // 2
     G = Hq // Hkv
     scale = D ** -0.5
     outs = []
     nd = attn.num_decode
-    if nd and reads_in_place(kv_cache, attn):
+    # While every decode row still fits its window nothing is cut off, and the compiled kernel serves them.
+    decode_window = None if window is None or 0 < attn.decode_max_len <= window else window
+    if nd and decode_window is None and reads_in_place(kv_cache, attn):
         # No copy of the context: each row's blocks are read where they lie (engine/native/kernels).
         outs.append(kernels.paged_decode_attention(q[:nd], kv_cache, attn.decode_blocks, attn.decode_lens,
                                                    attn.block_size, scale))
@@ -171,7 +199,9 @@ def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache:
         # A lone decode needs no mask once cut to its true length, and the CPU flash kernel, with the G query
         # heads of a KV head as G query rows, is ~2x faster than the matmuls below. fp32 keeps one path for
         # every batch size, so a request's greedy tokens never depend on what else is running (tested).
-        ctx = ctx[:, :, :attn.decode_max_len or ctx.shape[2]].transpose(0, 1)  # [1, 2*Hkv, len, D]
+        end = attn.decode_max_len or ctx.shape[2]
+        start = max(0, end - decode_window) if decode_window else 0
+        ctx = ctx[:, :, start:end].transpose(0, 1)  # [1, 2*Hkv, len, D]
         o = F.scaled_dot_product_attention(q[:1].view(1, Hkv, G, D), ctx[:, :Hkv], ctx[:, Hkv:])
         outs.append(o.reshape(1, Hq * D))
     elif nd:
@@ -181,7 +211,7 @@ def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache:
         kd = ctx[:Hkv].reshape(Hkv * nd, L, D)
         vd = ctx[Hkv:].reshape(Hkv * nd, L, D)
         qd = q[:nd].view(nd, Hkv, G, D).transpose(0, 1).reshape(Hkv * nd, G, D)
-        s = torch.baddbmm(_decode_bias(attn, q.dtype, Hkv, G), qd, kd.transpose(1, 2), alpha=scale)
+        s = torch.baddbmm(_decode_bias(attn, q.dtype, Hkv, G, decode_window), qd, kd.transpose(1, 2), alpha=scale)
         p = torch.softmax(s, dim=-1, dtype=torch.float32).to(q.dtype)
         o = torch.bmm(p, vd).view(Hkv, nd, G, D).transpose(0, 1)
         outs.append(o.reshape(nd, Hq * D))
@@ -189,12 +219,13 @@ def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache:
         # [1, H, n, D]: the CPU flash kernel wants 4-D inputs, and runs ~15% faster on contiguous ones than on
         # these strided views of the fused q/k/v rows, copies included.
         qc = q[c.start:c.end].transpose(0, 1).contiguous()[None]
+        mask = _prefill_window(c, c.end - c.start, window, q.device)
         if c.mask is None:  # no cached prefix: this chunk's own K/V are the whole context
             kc = k[c.start:c.end].transpose(0, 1).contiguous()[None]
             vc = v[c.start:c.end].transpose(0, 1).contiguous()[None]
-            o = F.scaled_dot_product_attention(qc, kc, vc, is_causal=True, enable_gqa=G != 1)
+            o = F.scaled_dot_product_attention(qc, kc, vc, attn_mask=mask, is_causal=mask is None, enable_gqa=G != 1)
         else:
             ctx = kv_cache.index_select(1, c.slots)[None]  # [1, 2*Hkv, ctx, D]
-            o = F.scaled_dot_product_attention(qc, ctx[:, :Hkv], ctx[:, Hkv:], attn_mask=c.mask, enable_gqa=G != 1)
+            o = F.scaled_dot_product_attention(qc, ctx[:, :Hkv], ctx[:, Hkv:], attn_mask=mask, enable_gqa=G != 1)
         outs.append(o[0].transpose(0, 1).reshape(c.end - c.start, Hq * D))
     return outs[0] if len(outs) == 1 else torch.cat(outs, 0)

@@ -21,9 +21,18 @@ class ModelConfig:
     max_position: int = 2048
     tie_embeddings: bool = True
     qkv_bias: bool = False
+    qk_norm: bool = False  # Qwen3: RMSNorm over each q and k head before RoPE
+    sliding_window: int | None = None  # Mistral: a token attends to itself and the window - 1 before it
+    sliding_layers: tuple[int, ...] | None = None  # layers the window applies to (None: every layer)
     bos_token_id: int | None = None
     eos_token_ids: tuple[int, ...] = ()
-    extra: dict = field(default_factory=dict)  # architecture-specific fields (e.g. MLA ranks)
+    extra: dict = field(default_factory=dict)  # architecture-specific fields (e.g. MLA ranks, MoE sizes)
+
+    def window_of(self, layer: int) -> int | None:
+        """The attention window of one layer (None: full causal attention)."""
+        if self.sliding_window is None or (self.sliding_layers is not None and layer not in self.sliding_layers):
+            return None
+        return self.sliding_window
 
 
 @dataclass

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
+from engine.base import EngineError
 from engine.native.attention import AttentionMetadata
 from engine.native.model_runner import ModelRunner
 from engine.native.sequence import Sequence
@@ -52,6 +53,8 @@ class DPAttentionRunner(TPModelRunner):
     """Rank 0's runner under DP attention: splits each step's batch by owning rank (see the module doc)."""
 
     def __init__(self, model, kv_cache, device, parallel):
+        if not hasattr(model, "set_dp_rows"):
+            raise EngineError(f"--dp-attention applies to DeepSeek-V3 models only, not {model.config.architecture!r}")
         super().__init__(model, kv_cache, device, parallel)
         self._owner: dict[str, tuple[int, Sequence]] = {}
         self.rows_per_rank = [0] * parallel.size  # tokens each rank ran through attention (load balance)

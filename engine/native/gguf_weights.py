@@ -13,14 +13,18 @@ from engine.base import EngineError
 from engine.native import int4_weights
 from engine.native.config import ModelConfig
 
-# GGUF architectures we read, and whether llama.cpp's converter permuted Q/K rows for its rope layout.
-_PERMUTED_QK = {"llama": True, "qwen2": False}
+# llama.cpp's converter permutes Q/K rows into its interleaved rope layout for these architectures only (the
+# Qwen families use the rotate-half "NEOX" rope as stored).
+_PERMUTED_QK = {"llama"}
 
 _LAYER_NAMES = {
     "attn_norm": "input_layernorm", "ffn_norm": "post_attention_layernorm",
     "attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj", "attn_v": "self_attn.v_proj",
     "attn_output": "self_attn.o_proj", "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj",
-    "ffn_down": "mlp.down_proj",
+    "ffn_down": "mlp.down_proj", "attn_q_norm": "self_attn.q_norm", "attn_k_norm": "self_attn.k_norm",
+    # Qwen3-MoE: the router and the experts stacked into one 3-D tensor each
+    "ffn_gate_inp": "mlp.gate", "ffn_gate_exps": "mlp.experts.gate_proj", "ffn_up_exps": "mlp.experts.up_proj",
+    "ffn_down_exps": "mlp.experts.down_proj",
 }
 _GLOBAL_NAMES = {"token_embd.weight": "model.embed_tokens.weight", "output_norm.weight": "model.norm.weight",
                  "output.weight": "lm_head.weight"}
@@ -50,10 +54,11 @@ def _open(path: Path):
 
 def read_gguf_config(path: Path) -> tuple[ModelConfig, dict[str, Any], Any]:
     """Parse metadata only (fast); returns config, tokenizer metadata and the open reader."""
-    from engine.native.models import check_architecture
+    from engine.native.models import check_architecture, family_of
     reader = _open(path)
     arch = _field(reader, "general.architecture")
     check_architecture(arch, str(path))
+    family = family_of(arch)
     p = arch + "."
     n_heads = int(_field(reader, p + "attention.head_count"))
     hidden = int(_field(reader, p + "embedding_length"))
@@ -61,8 +66,9 @@ def read_gguf_config(path: Path) -> tuple[ModelConfig, dict[str, Any], Any]:
     names = {t.name for t in reader.tensors}
     eos = _field(reader, "tokenizer.ggml.eos_token_id")
     eot = _field(reader, "tokenizer.ggml.eot_token_id")
+    window = _field(reader, p + "attention.sliding_window")
     config = ModelConfig(
-        architecture=arch,
+        architecture=family,
         vocab_size=int(_field(reader, p + "vocab_size", len(tokens))),
         hidden_size=hidden,
         intermediate_size=int(_field(reader, p + "feed_forward_length")),
@@ -75,8 +81,11 @@ def read_gguf_config(path: Path) -> tuple[ModelConfig, dict[str, Any], Any]:
         max_position=int(_field(reader, p + "context_length", 2048)),
         tie_embeddings="output.weight" not in names,
         qkv_bias="blk.0.attn_q.bias" in names,
+        qk_norm="blk.0.attn_q_norm.weight" in names,
+        sliding_window=int(window) if window else None,
         bos_token_id=_field(reader, "tokenizer.ggml.bos_token_id"),
         eos_token_ids=tuple(sorted({int(t) for t in (eos, eot) if t is not None})),
+        extra=_moe_fields(reader, p, names),
     )
     tok = {
         "model": _field(reader, "tokenizer.ggml.model"),
@@ -90,6 +99,18 @@ def read_gguf_config(path: Path) -> tuple[ModelConfig, dict[str, Any], Any]:
         "chat_template": _field(reader, "tokenizer.chat_template"),
     }
     return config, tok, reader
+
+
+def _moe_fields(reader, prefix: str, names: set[str]) -> dict:
+    """Qwen3-MoE's expert settings from llama.cpp's keys (llama.cpp always renormalises its top-k weights)."""
+    experts = _field(reader, prefix + "expert_count")
+    if not experts:
+        return {}
+    layers = int(_field(reader, prefix + "block_count"))
+    return {"moe": {"num_experts": int(experts), "top_k": int(_field(reader, prefix + "expert_used_count")),
+                    "moe_intermediate_size": int(_field(reader, prefix + "expert_feed_forward_length")),
+                    "norm_topk_prob": bool(_field(reader, prefix + "expert_weights_norm", True)),
+                    "sparse_layers": [i for i in range(layers) if f"blk.{i}.ffn_gate_inp.weight" in names]}}
 
 
 def _unpermute(w: np.ndarray, n_head: int) -> np.ndarray:
@@ -112,7 +133,7 @@ def read_gguf(path: Path) -> GGUFContents:
     their codes, scales and zeros (see int4_weights), under the tensor's name plus int4_weights.SUFFIXES."""
     from gguf import GGMLQuantizationType, quants
     config, tok, reader = read_gguf_config(path)
-    permute = _PERMUTED_QK.get(config.architecture, False)
+    permute = _field(reader, "general.architecture") in _PERMUTED_QK
     tensors: dict[str, torch.Tensor] = {}
     for t in reader.tensors:
         name = _hf_name(t.name)

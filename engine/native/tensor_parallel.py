@@ -2,7 +2,7 @@
 step's prepared inputs to the other ranks; every rank runs its shard of the model on them, and the forward's
 collectives (all-reduces, logits gather) keep the ranks in step. Ranks other than 0 hold no scheduler state.
 Which flag splits a model is its class's PARALLEL_MODE: "tp" (Llama family: heads, FFN, vocab) or "ep"
-(DeepSeek-V3: routed experts); the class's shard_weights says what each rank reads.
+(DeepSeek-V3, Qwen3-MoE: routed experts); the class's shard_weights says what each rank reads.
 """
 from __future__ import annotations
 
@@ -53,12 +53,12 @@ def model_reference(resolved: ResolvedModel) -> str:
 
 
 def check_mode(cls, mode: str, architecture: str) -> None:
-    """`--tp` splits Llama-family models, `--ep` DeepSeek-V3's experts; the other pairings are a clear error."""
+    """`--tp` splits Llama-family models, `--ep` the experts of MoE models; the other pairings are a clear error."""
     supported = getattr(cls, "PARALLEL_MODE", None)
     if supported != mode:
         other = f"; use --{supported}" if supported else ""
-        raise EngineError(f"--{mode} does not apply to {architecture!r} models{other} (--tp: Llama family, "
-                          f"--ep: DeepSeek-V3 routed experts)")
+        raise EngineError(f"--{mode} does not apply to {architecture!r} models{other} (--tp: Llama, Qwen2, "
+                          f"Qwen3, Mistral; --ep: DeepSeek-V3 and Qwen3-MoE routed experts)")
 
 
 def load_shard(resolved: ResolvedModel, dtype: torch.dtype, parallel: ParallelGroup,

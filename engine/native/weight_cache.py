@@ -15,7 +15,7 @@ from engine.native import int4_weights
 from engine.native.config import ModelConfig
 from engine.native.model_registry import ResolvedModel, sha256_file
 
-CACHE_VERSION = 3  # 3: 4-bit parts of GGUF matrices (int4_weights)
+CACHE_VERSION = 4  # 3: 4-bit parts of GGUF matrices (int4_weights); 4: q/k norms, sliding window, Qwen MoE
 
 
 def cache_root() -> Path:

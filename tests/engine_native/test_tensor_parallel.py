@@ -31,9 +31,9 @@ def _torchrun(n: int, args: list[str], tmp_path: Path, timeout: float = 600) -> 
     return proc
 
 
-def _generate(n: int, model: str, tmp_path: Path, prompts: list[list[int]] | None = None) -> dict:
-    out = tmp_path / f"tp{n}.json"
-    args = [str(RANK_SCRIPT), model, str(out)] + ([json.dumps(prompts)] if prompts else [])
+def _generate(n: int, model: str, tmp_path: Path, prompts: list[list[int]] | None = None, mode: str = "tp") -> dict:
+    out = tmp_path / f"{mode}{n}.json"
+    args = [str(RANK_SCRIPT), model, str(out), json.dumps(prompts) if prompts else "", mode]
     proc = _torchrun(n, args, tmp_path)
     return {**json.loads(out.read_text()), "stderr": proc.stderr}
 

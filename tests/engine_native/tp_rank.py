@@ -1,5 +1,5 @@
 """Run under torchrun by the tensor-parallel tests: rank 0 generates greedily and writes what it saw; the other
-ranks serve steps. argv: MODEL OUT_JSON [PROMPT_IDS_JSON]."""
+ranks serve steps. argv: MODEL OUT_JSON [PROMPT_IDS_JSON] [MODE: tp (default) or ep]."""
 import json
 import sys
 
@@ -10,10 +10,12 @@ from engine.native.tensor_parallel import run_worker
 
 rank, world = launched_ranks()
 model, out = sys.argv[1], sys.argv[2]
-prompts = json.loads(sys.argv[3]) if len(sys.argv) > 3 else [[5, 9, 14, 3], [7, 7, 21, 30, 2, 11, 4, 8, 19]]
+default = [[5, 9, 14, 3], [7, 7, 21, 30, 2, 11, 4, 8, 19]]
+prompts = json.loads(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else default
+mode = sys.argv[4] if len(sys.argv) > 4 else "tp"
 if rank != 0:
     sys.exit(run_worker(device="cpu", threads=1, timeout_s=60))
-llm = LLM(model=model, dtype="float32", threads=1, kv_cache_gib=0.02, tp=world, dist_timeout_s=60)
+llm = LLM(model=model, dtype="float32", threads=1, kv_cache_gib=0.02, dist_timeout_s=60, **{mode: world})
 outputs = llm.generate(prompts, SamplingParams(max_tokens=12, temperature=0.0))
 # The logits row the sampler sees for the first prompt's next token (a logits processor receives it).
 rows = []
@@ -23,5 +25,6 @@ while llm.engine.has_unfinished():
     llm.engine.step()
 llm.engine.close()
 weight_bytes = sum(p.numel() * p.element_size() for p in llm.engine.model.parameters())
-json.dump({"tokens": [o.token_ids for o in outputs], "weight_bytes": weight_bytes,
+experts = getattr(llm.engine.model, "routed_expert_bytes", lambda: None)()
+json.dump({"tokens": [o.token_ids for o in outputs], "weight_bytes": weight_bytes, "routed_expert_bytes": experts,
            "logits": rows[0]}, open(out, "w"))

@@ -24,6 +24,10 @@ from engine.native.models.deepseek_v3_loader import build_state, read_folder
 from engine.native.models.deepseek_v3_mla import MLAttention, rope_inv_freq
 from engine.native.models.deepseek_v3_moe import MoE, DenseMLP
 
+# The model registry (engine/native/models/__init__.py): family name -> the other names it answers to.
+ARCHITECTURES = {"DeepseekV3ForCausalLM": ("deepseek_v3",)}
+MODEL_CLASS = "DeepseekV3Model"
+
 FP32_PARAMS = ("gate.weight", "gate.e_score_correction_bias")  # routing stays fp32 (HF keeps these fp32 too)
 
 

@@ -95,28 +95,37 @@ class MoE(nn.Module):
 
     def _routed(self, x: torch.Tensor) -> torch.Tensor:
         """The routed experts' weighted sum for each row of x (this rank's experts only, under --ep)."""
-        T, d = x.shape
         w, idx = self.gate(x)
-        k = idx.shape[1]
-        # Sort the T*k (token, expert) pairs by expert so each active expert runs one matmul on its rows.
-        flat = idx.reshape(-1)
-        pairs = None
-        if self.ep is not None:  # keep only the pairs routed to this rank's experts
-            flat = flat - self.expert_start
-            pairs = ((flat >= 0) & (flat < self.w_gate_up.shape[0])).nonzero().squeeze(1)
-            flat = flat[pairs]
-        order = flat.argsort(stable=True)
-        counts = torch.bincount(flat, minlength=self.w_gate_up.shape[0]).tolist()
-        src = order if pairs is None else pairs[order]  # which pair each sorted row is
-        rows = x[src // k]
-        out = torch.empty_like(rows)
-        start = 0
-        for e, n in enumerate(counts):
-            if n == 0:
-                continue
-            g, u = F.linear(rows[start:start + n], self.w_gate_up[e]).chunk(2, dim=-1)
-            out[start:start + n] = F.linear(F.silu(g) * u, self.w_down[e])
-            start += n
-        per_pair = torch.empty_like(out) if pairs is None else x.new_zeros(T * k, d)
-        per_pair[src] = out
-        return (per_pair.view(T, k, d) * w.to(x.dtype).unsqueeze(-1)).sum(1)
+        start = self.expert_start if self.ep is not None else None
+        return routed_experts(x, w, idx, self.w_gate_up, self.w_down, start)
+
+
+def routed_experts(x: torch.Tensor, w: torch.Tensor, idx: torch.Tensor, w_gate_up: torch.Tensor,
+                   w_down: torch.Tensor, expert_start: int | None = None) -> torch.Tensor:
+    """sum_k w[t, k] * SwiGLU expert idx[t, k] (x[t]) for every row t; the stacked weights are [E, 2I, d] and
+    [E, d, I]. With expert_start (expert parallelism) they hold experts [expert_start, expert_start + E) only and
+    pairs routed elsewhere add nothing."""
+    T, d = x.shape
+    k = idx.shape[1]
+    # Sort the T*k (token, expert) pairs by expert so each active expert runs one matmul on its rows.
+    flat = idx.reshape(-1)
+    pairs = None
+    if expert_start is not None:  # keep only the pairs routed to this rank's experts
+        flat = flat - expert_start
+        pairs = ((flat >= 0) & (flat < w_gate_up.shape[0])).nonzero().squeeze(1)
+        flat = flat[pairs]
+    order = flat.argsort(stable=True)
+    counts = torch.bincount(flat, minlength=w_gate_up.shape[0]).tolist()
+    src = order if pairs is None else pairs[order]  # which pair each sorted row is
+    rows = x[src // k]
+    out = torch.empty_like(rows)
+    start = 0
+    for e, n in enumerate(counts):
+        if n == 0:
+            continue
+        g, u = F.linear(rows[start:start + n], w_gate_up[e]).chunk(2, dim=-1)
+        out[start:start + n] = F.linear(F.silu(g) * u, w_down[e])
+        start += n
+    per_pair = torch.empty_like(out) if pairs is None else x.new_zeros(T * k, d)
+    per_pair[src] = out
+    return (per_pair.view(T, k, d) * w.to(x.dtype).unsqueeze(-1)).sum(1)

@@ -1,4 +1,5 @@
-"""Llama-family decoder (Llama, SmolLM2, Qwen2 with q/k/v biases): RMSNorm, RoPE, GQA, SwiGLU."""
+"""Llama-family decoder: RMSNorm, RoPE, GQA, SwiGLU. Also Qwen2/2.5 (q/k/v biases), Qwen3 (RMSNorm on each q and
+k head) and Mistral (sliding-window attention); Qwen3-MoE builds on it (qwen3_moe.py)."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,6 +13,11 @@ from engine.native import int4_weights, kernels
 from engine.native.attention import AttentionMetadata, KVCacheSpec, compiled_kernels_for, paged_attention
 from engine.native.config import ModelConfig
 
+# The model registry (engine/native/models/__init__.py): family name -> the other names it answers to.
+ARCHITECTURES = {"llama": ("LlamaForCausalLM", "MistralForCausalLM", "mistral"), "qwen2": ("Qwen2ForCausalLM",),
+                 "qwen3": ("Qwen3ForCausalLM",)}
+MODEL_CLASS = "LlamaModel"
+
 
 def _rope_tables(config: ModelConfig, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     # Same arithmetic as HF's default rope (fp32 inv_freq, cos/sin of cat(freqs, freqs)).
@@ -24,16 +30,20 @@ def _rope_tables(config: ModelConfig, device: torch.device) -> tuple[torch.Tenso
 
 
 class LlamaLayer(nn.Module):
-    def __init__(self, config: ModelConfig, w: dict[str, torch.Tensor]):
+    def __init__(self, config: ModelConfig, w: dict[str, torch.Tensor], index: int = 0):
         super().__init__()
         self.c = config
+        self.window = config.window_of(index)
         self.q_size = config.num_heads * config.head_dim
         self.kv_size = config.num_kv_heads * config.head_dim
         self.qkv_w = nn.Parameter(w["qkv_w"], False)
         self.qkv_b = nn.Parameter(w["qkv_b"], False) if "qkv_b" in w else None
         self.o_w = nn.Parameter(w["o_w"], False)
-        self.gate_up_w = nn.Parameter(w["gate_up_w"], False)
-        self.down_w = nn.Parameter(w["down_w"], False)
+        # absent in a mixture-of-experts layer (qwen3_moe.py), whose experts replace the MLP
+        self.gate_up_w = nn.Parameter(w["gate_up_w"], False) if "gate_up_w" in w else None
+        self.down_w = nn.Parameter(w["down_w"], False) if "down_w" in w else None
+        self.q_norm = nn.Parameter(w["q_norm"], False) if "q_norm" in w else None
+        self.k_norm = nn.Parameter(w["k_norm"], False) if "k_norm" in w else None
         self.in_norm = nn.Parameter(w["in_norm"], False)
         self.post_norm = nn.Parameter(w["post_norm"], False)
         self.kv_cache: torch.Tensor | None = None  # [2 * kv_heads, slots, head_dim]
@@ -56,6 +66,8 @@ class LlamaLayer(nn.Module):
         T = x.shape[0]
         h = self._norm(x, None, self.in_norm)[1]
         qkv = self._linear(h, "qkv_w", self.qkv_b)
+        if self.q_norm is not None:
+            qkv = self._qk_norm(qkv)
         if self.fused_rope:  # same arithmetic as below, rounded the same way, in one op instead of ten
             kernels.rope_and_cache(qkv, cos, sin, self.kv_cache, attn.slot_mapping, c.num_heads, c.num_kv_heads)
             q = qkv[:, : self.q_size].view(T, c.num_heads, c.head_dim)
@@ -69,15 +81,29 @@ class LlamaLayer(nn.Module):
             qk = qk * cos + rot * sin
             q, k = qk[:, : c.num_heads], qk[:, c.num_heads:]
             self.kv_cache.index_copy_(1, attn.slot_mapping, torch.cat((k, v), 1).transpose(0, 1))
-        o = paged_attention(q, k, v, self.kv_cache, attn)
+        o = paged_attention(q, k, v, self.kv_cache, attn, self.window)
         x, h = self._norm(x, self._reduce(self._linear(o, "o_w")), self.post_norm)
+        return x + self._mlp(h)
+
+    def _qk_norm(self, qkv: torch.Tensor) -> torch.Tensor:
+        """Qwen3: RMSNorm over each query and key head (before RoPE); v passes through."""
+        c, T = self.c, qkv.shape[0]
+        q = qkv[:, : self.q_size].view(T, c.num_heads, c.head_dim)
+        k = qkv[:, self.q_size: self.q_size + self.kv_size].view(T, c.num_kv_heads, c.head_dim)
+        q = F.rms_norm(q, (c.head_dim,), self.q_norm, c.rms_norm_eps)
+        k = F.rms_norm(k, (c.head_dim,), self.k_norm, c.rms_norm_eps)
+        return torch.cat((q.reshape(T, -1), k.reshape(T, -1), qkv[:, self.q_size + self.kv_size:]), 1)
+
+    def _mlp(self, h: torch.Tensor) -> torch.Tensor:
+        """SwiGLU on the post-attention-normed rows (summed over ranks under tensor parallelism)."""
         gu = self._linear(h, "gate_up_w")
-        if self.fused_norm and T <= 64:  # bf16 decode-sized steps: one op (torch's vectorised exp wins on long prefills)
+        # bf16 decode-sized steps: one op (torch's vectorised exp wins on long prefills)
+        if self.fused_norm and h.shape[0] <= 64:
             a = kernels.silu_mul(gu)
         else:
             g, u = gu.chunk(2, dim=-1)
             a = F.silu(g) * u
-        return x + self._reduce(self._linear(a, "down_w"))
+        return self._reduce(self._linear(a, "down_w"))
 
     def _norm(self, x: torch.Tensor, residual: torch.Tensor | None,
               weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -98,13 +124,14 @@ class LlamaModel(nn.Module):
 
     PARALLEL_MODE = "tp"  # the launch flag that splits this model over ranks (tensor_parallel.load_shard)
     LOGITS_NEED_PEERS = True  # vocab-parallel head: every rank joins the logits gather
+    LAYER = LlamaLayer  # subclasses swap in their own layer (qwen3_moe.py)
 
     def __init__(self, config: ModelConfig, tensors: dict[str, torch.Tensor]):
         super().__init__()
         self.config = config
         self.embed = nn.Parameter(tensors["embed"], False)
         self.layers = nn.ModuleList(
-            LlamaLayer(config, {k.split(".", 2)[2]: v for k, v in tensors.items() if k.startswith(f"layers.{i}.")})
+            self.LAYER(config, {k.split(".", 2)[2]: v for k, v in tensors.items() if k.startswith(f"layers.{i}.")}, i)
             for i in range(config.num_layers))
         self.norm = nn.Parameter(tensors["norm"], False)
         lm_head = tensors.get("lm_head")
@@ -144,6 +171,9 @@ class LlamaModel(nn.Module):
                         out[f"layers.{i}.{ours}{suffix}"] = torch.cat([hf[n] for n in names])
             if config.qkv_bias:
                 out[f"layers.{i}.qkv_b"] = torch.cat([hf[p + f"self_attn.{x}_proj.bias"] for x in "qkv"])
+            if config.qk_norm:
+                out[f"layers.{i}.q_norm"] = hf[p + "self_attn.q_norm.weight"]
+                out[f"layers.{i}.k_norm"] = hf[p + "self_attn.k_norm.weight"]
             out[f"layers.{i}.in_norm"] = hf[p + "input_layernorm.weight"]
             out[f"layers.{i}.post_norm"] = hf[p + "post_attention_layernorm.weight"]
         return out
@@ -160,9 +190,12 @@ class LlamaModel(nn.Module):
             model.vocab_part = _vocab_part(config.vocab_size, parallel.size)
             for layer in model.layers:
                 layer.tp = parallel
-        cos, sin = _rope_tables(config, device)
-        model.cos, model.sin = cos.to(dtype).unsqueeze(1), sin.to(dtype).unsqueeze(1)
+        model.set_rope(dtype, device)
         return model
+
+    def set_rope(self, dtype: torch.dtype, device: torch.device) -> None:
+        cos, sin = _rope_tables(self.config, device)
+        self.cos, self.sin = cos.to(dtype).unsqueeze(1), sin.to(dtype).unsqueeze(1)
 
     # ---- tensor parallelism -------------------------------------------------------------------------
     @classmethod
