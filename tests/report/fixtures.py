@@ -70,8 +70,8 @@ def write_sweep(root: Path, tag: str, scale: float) -> Path:
     f = ResultsFile(root / tag / "results.jsonl")
     for r in (1, 2, 4, 8):
         f.append(SweepRecord(tag=tag, kind="decode", point={"requests": r}, status="ok",
-                             metrics={"tokens_per_s_per_user": scale * 60 / (1 + 0.2 * r),
-                                      "output_tokens_per_s_per_gpu": scale * 60 * r / (1 + 0.2 * r)},
+                             metrics={"intvty": scale * 60 / (1 + 0.2 * r),
+                                      "output_tput_per_gpu": scale * 60 * r / (1 + 0.2 * r)},
                              provenance={"model": "smollm2-135m", "device_name": "cpu"}))
     f.append(SweepRecord(tag=tag, kind="decode", point={"requests": 16}, status="oom", reason="KV cache full"))
     return f.path.parent
