@@ -193,8 +193,8 @@ async def grade_run(run_path: Path, judge: Judge, concurrency: int = 16, show_pr
             print(f"note: removed {tmp}, left by a grade that was killed while writing", file=sys.stderr)
         if grades_out is not None:
             link_grades_dir(grades_out, run_path)  # so summary, compare, report and grade open DIR like the run
-        if hasattr(judge, "bind_run_dir"):
-            judge.bind_run_dir(run.grades_root.parent)  # keep an LLM judge's verdict cache beside its grades
+        if hasattr(judge, "bind_grades_dir"):
+            judge.bind_grades_dir(run.judge_dir(judge.judge_id))  # an LLM judge's verdict cache beside its grades
         expected = set(spec.expected_keys())
         records = sorted((r for r in generations.records if r.key in expected), key=lambda r: (r.item_id, r.sample))
         grades = await _judge_all(judge, records, concurrency, show_progress)

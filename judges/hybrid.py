@@ -37,11 +37,11 @@ class HybridJudge(Judge):
         return {"name": "rules+llm", "judge_id": self.judge_id, "sent_to_llm": list(SENT_TO_LLM),
                 "truncated_sent_to_llm": False, "rules": self.rules.config(), "llm": self.llm.config()}
 
-    def bind_run_dir(self, run_dir: Any) -> None:
+    def bind_grades_dir(self, grades_dir: Any) -> None:
         """The LLM part's verdict cache lives in this judge's own folder."""
-        bind = getattr(self.llm, "bind_run_dir", None)
+        bind = getattr(self.llm, "bind_grades_dir", None)
         if bind is not None:
-            bind(run_dir, folder=self.judge_id)
+            bind(grades_dir)
 
     async def agrade(self, record: GenerationRecord) -> Verdict:
         try:

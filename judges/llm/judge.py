@@ -177,10 +177,10 @@ class LLMJudge(Judge):
             "cache": str(self.cache.path) if self.cache is not None else None,
         }
 
-    def bind_run_dir(self, run_dir: str | Path, folder: str | None = None) -> None:
-        """Keep this judge's cache beside its grades: runs/NAME/grades/<folder or judge_id>/cache.jsonl."""
+    def bind_grades_dir(self, grades_dir: str | Path) -> None:
+        """Keep this judge's cache beside its grades (the folder rundir gives the judge): <grades_dir>/cache.jsonl."""
         if self.cache is not None:
-            self.cache = VerdictCache(Path(run_dir) / "grades" / (folder or self.judge_id) / "cache.jsonl")
+            self.cache = VerdictCache(Path(grades_dir) / "cache.jsonl")
 
     async def aclose(self) -> None:
         await self.engine.aclose()

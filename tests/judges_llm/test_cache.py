@@ -73,12 +73,12 @@ def test_torn_cache_line_is_skipped_and_not_glued_to(tmp_path):
 def test_cache_can_live_in_the_run_directory(tmp_path):
     with ScriptedServer(Reply(text=verdict_json()), model=JUDGE_MODEL) as s:
         judge = judge_at(s, tmp_path / "elsewhere")
-        judge.bind_run_dir(tmp_path / "run")
+        judge.bind_grades_dir(tmp_path / "run" / "grades" / judge.judge_id)
         grade_all(judge, RECORDS[:2])
         cache_file = tmp_path / "run" / "grades" / judge.judge_id / "cache.jsonl"
         assert len(cache_file.read_text().splitlines()) == 2 and not (tmp_path / "elsewhere").exists()
         s.reset()
         again = judge_at(s, tmp_path / "elsewhere")
-        again.bind_run_dir(tmp_path / "run")
+        again.bind_grades_dir(tmp_path / "run" / "grades" / again.judge_id)
         grade_all(again, RECORDS[:2])
         assert s.requests == []
