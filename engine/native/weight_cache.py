@@ -22,10 +22,16 @@ def cache_root() -> Path:
     return Path(os.environ.get("HARNESS_CACHE_DIR") or Path.home() / ".cache" / "harness") / "native"
 
 
+def _source_stamps(path: Path) -> str:
+    """Name, size and mtime of every file the conversion may read: a GGUF file, or each file of an HF folder
+    (weights, index, config, tokenizer, generation config), so replacing any of them makes a new entry."""
+    files = [path] if path.is_file() else sorted(p for p in path.iterdir() if p.is_file())
+    return ";".join(f"{p.name}:{st.st_size}:{st.st_mtime_ns}" for p in files for st in [p.stat()])
+
+
 def _key(model: ResolvedModel, dtype: torch.dtype) -> str:
-    # Keyed by path, size and mtime (not content) so a cache hit never rereads the source file.
-    st = model.path.stat() if model.path.is_file() else (model.path / "config.json").stat()
-    raw = f"{CACHE_VERSION}|{model.path}|{st.st_size}|{st.st_mtime_ns}|{dtype}"
+    # Keyed by path, sizes and mtimes (not content) so a cache hit never rereads the source files.
+    raw = f"{CACHE_VERSION}|{model.path}|{_source_stamps(model.path)}|{dtype}"
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 

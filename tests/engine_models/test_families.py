@@ -3,6 +3,7 @@ logits within 1e-5 and 64 greedy tokens identical through LLM.generate, from the
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 import torch
@@ -99,3 +100,15 @@ def test_q4_0_gguf_runs_on_its_4_bit_codes_as_on_their_dequantised_values(family
         rows[int4] = got[0]
     rel = ((rows[True] - rows[False]).norm() / rows[False].norm()).item()
     assert rel < 0.02, rel
+
+
+def test_new_weights_in_the_same_folder_are_not_served_from_the_cache(tmp_path):
+    """The converted-form cache is keyed on every file of an HF folder, not only config.json: weights written
+    again with the same config (a fine-tune saved over its base) give the new model's tokens."""
+    folder = make_family(tmp_path / "model", "qwen3", seed=0)
+    first, _ = _engine_run(str(folder))
+    other = make_family(tmp_path / "other", "qwen3", seed=1)
+    shutil.copyfile(other / "model.safetensors", folder / "model.safetensors")  # config.json untouched
+    second, _ = _engine_run(str(folder))
+    want = [hf_greedy(load_hf(folder), p, N)[0] for p in PROMPTS]
+    assert second == want and second != first
