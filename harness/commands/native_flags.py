@@ -78,8 +78,8 @@ def engine_flags(*names: str) -> list[EngineFlag]:
     return [known[name] for name in names]
 
 
-def add_engine_arguments(p: argparse.ArgumentParser | Any, flags: Iterable[EngineFlag] = ENGINE_FLAGS,
-                         prefix: str = "", help_prefix: str = "", defaults: Mapping[str, tuple[Any, str]] | None = None) -> None:
+def add_engine_arguments(p: argparse.ArgumentParser, flags: Iterable[EngineFlag] = ENGINE_FLAGS, prefix: str = "",
+                         help_prefix: str = "", defaults: Mapping[str, tuple[Any, str]] | None = None) -> None:
     """Declare `flags` on p as --PREFIX<name>; defaults: flag name -> (value, its text in --help)."""
     defaults = defaults or {}
     for flag in flags:
@@ -126,11 +126,9 @@ def chat_template_kwargs(args: argparse.Namespace) -> dict:
 
 
 def parallel_size(args: argparse.Namespace) -> int:
-    """The number of ranks --tp / --ep ask for (1 without them); both at once is an error."""
+    """The number of ranks --tp / --ep ask for (1 without them); both at once is an error (each is >= 1: its
+    argparse type checks that)."""
     tp, ep = getattr(args, "tp", 1), getattr(args, "ep", 1)
-    for flag, n in (("--tp", tp), ("--ep", ep)):
-        if n < 1:
-            raise ValueError(f"{flag} must be >= 1, got {n}")
     if tp > 1 and ep > 1:
         raise ValueError(f"--tp {tp} and --ep {ep} together are not supported; use one of them "
                          "(--tp: Llama family, --ep: DeepSeek-V3 experts)")
