@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.native.model_registry import DEFAULT_MODEL  # noqa: E402
 from sweep.provenance import cpu_name  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,7 +35,7 @@ warmup_steps = 2
 points = [{c}]
 [serve]
 base_url = "{url}"
-model = "smollm2-135m"
+model = "{model}"
 input_tokens = {prompt}
 output_tokens = {output}
 requests_per_point = {n}
@@ -64,7 +65,7 @@ def wait_ready(url: str, timeout_s: float = 180.0) -> None:
 def run_harness(url: str, args, root: Path, r: int) -> dict:
     cfg = root / f"xcheck-{r}.toml"
     cfg.write_text(TAG.format(c=args.concurrency, url=f"{url}/v1", prompt=args.prompt_tokens,
-                              output=args.output_tokens, n=args.requests), encoding="utf-8")
+                              output=args.output_tokens, n=args.requests, model=DEFAULT_MODEL), encoding="utf-8")
     subprocess.run([sys.executable, "-m", "harness", "sweep", "serve", str(cfg), "--out-dir", str(root)],
                    cwd=REPO, check=True, capture_output=True)
     m = json.loads((root / f"xcheck-{r}" / "results.jsonl").read_text().splitlines()[-1])["metrics"]
@@ -73,7 +74,7 @@ def run_harness(url: str, args, root: Path, r: int) -> dict:
 
 def run_guidellm(url: str, args, root: Path, tokenizer: Path, r: int) -> dict:
     out = root / f"guidellm-{r}.json"
-    cmd = [args.guidellm, "run", "--backend", f"kind=openai_http,target={url},model=smollm2-135m",
+    cmd = [args.guidellm, "run", "--backend", f"kind=openai_http,target={url},model={DEFAULT_MODEL}",
            "--profile", f"kind=concurrent,streams={args.concurrency}",
            "--data", f"kind=synthetic_text,prompt_tokens={args.prompt_tokens},output_tokens={args.output_tokens}",
            "--tokenizer", f"kind=huggingface_auto,model={tokenizer}",
@@ -98,7 +99,7 @@ def main() -> None:
     p.add_argument("--port", type=int, default=8019)
     args = p.parse_args()
     url = f"http://127.0.0.1:{args.port}"
-    server = subprocess.Popen([sys.executable, "-m", "harness", "serve", "--model", "smollm2-135m", "--port",
+    server = subprocess.Popen([sys.executable, "-m", "harness", "serve", "--model", DEFAULT_MODEL, "--port",
                                str(args.port), "--threads", str(args.threads)], cwd=REPO,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rows: dict[str, list[dict]] = {"harness sweep serve": [], "guidellm": []}

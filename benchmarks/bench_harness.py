@@ -42,7 +42,7 @@ async def measure(base_url: str, records: int, concurrency: int, root: Path, tra
     cfg = GenerateConfig(task=task, data_path=task.demo_data_path, out=root, samples=8,
                          limit=None, sampling=SamplingParams(max_tokens=64), concurrency=concurrency, progress=False)
     engine = create_engine("openai", EngineOptions(model="test-model", base_urls=[base_url], max_retries=0,
-                                                   extra={"http_transport": transport}))
+                                                   http_transport=transport))
     try:
         start = time.perf_counter()
         result = await run_generation(cfg, engine, items, "test-model")

@@ -17,13 +17,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.base import SamplingParams  # noqa: E402
 from engine.native import LLM  # noqa: E402
+from engine.native.model_registry import DEFAULT_MODEL  # noqa: E402
 from sweep.provenance import cpu_name  # noqa: E402
 
 TOPICS = ["bicycles", "lighthouses", "the water cycle", "volcanoes", "printing presses", "vaccines", "glaciers", "bees"]
 
 
 def run(a: argparse.Namespace, kv_tokens: int, prompts: list[list[int]], bytes_per_token: int) -> tuple[float, dict, list]:
-    llm = LLM(model="smollm2-135m", device="cpu", dtype=a.dtype, threads=a.threads, ignore_eos=True,
+    llm = LLM(model=DEFAULT_MODEL, device="cpu", dtype=a.dtype, threads=a.threads, ignore_eos=True,
               kv_cache_gib=(kv_tokens + a.block) * bytes_per_token / (1 << 30), block_size=a.block)
     params = SamplingParams(max_tokens=a.tokens, temperature=0.0)
     llm.generate([prompts[0]], SamplingParams(max_tokens=4, temperature=0.0))  # warm-up
@@ -41,7 +42,7 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--block", type=int, default=16)
     a = p.parse_args()
-    probe = LLM(model="smollm2-135m", device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=0.01)
+    probe = LLM(model=DEFAULT_MODEL, device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=0.01)
     bytes_per_token = probe.engine.kv_bytes_per_token
     tk = probe.tokenizer
     prompts = [tk.encode(tk.render_chat([{"role": "user", "content": f"Write a long essay about {t}."}]))

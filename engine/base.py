@@ -96,23 +96,56 @@ class StreamDelta:
     final: Completion | None = None
 
 
+# EngineOptions fields the OpenAI backend takes as constructor tuning when set (None: its own default).
+OPENAI_TUNING_FIELDS = ("max_retry_delay_s", "down_cooldown_s", "http_transport", "max_connections", "pool_shards",
+                        "continuous_usage_stats", "extra_body", "token_param", "send_temperature")
+
+
 @dataclass
 class EngineOptions:
-    """Everything the CLI can say about an engine; each backend reads the fields it needs."""
+    """Everything the CLI can say about an engine, each option a typed field; each backend reads the fields it
+    needs. None means "the backend's default"."""
 
     model: str | None = None
+    # OpenAI-compatible servers (engine/openai_backend.py)
     base_urls: list[str] = field(default_factory=list)
     api_key_env: str = "OPENAI_API_KEY"
     request_timeout_s: float = 600.0
     max_retries: int = 5
     retry_base_delay_s: float = 1.0
+    max_retry_delay_s: float | None = None
+    down_cooldown_s: float | None = None
+    http_transport: str | None = None  # auto | aiohttp | httpx
+    max_connections: int | None = None
+    pool_shards: int | None = None
+    continuous_usage_stats: bool | None = None
+    extra_body: dict[str, Any] | None = None  # merged into every request body
+    token_param: str | None = None  # auto | max_tokens | max_completion_tokens
+    send_temperature: str | None = None  # auto | yes | no
+    # the built-in engine (engine/native/backend.py); the flags are declared in harness/commands/native_flags.py
     device: str | None = None
     dtype: str | None = None
     threads: int | None = None
     kv_cache_gib: float | None = None
     max_model_len: int | None = None
     max_num_seqs: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    max_num_batched_tokens: int | None = None
+    block_size: int | None = None
+    enable_prefix_caching: bool | None = None
+    max_prefill_chunk: int | None = None
+    int4: bool | None = None  # None: use the 4-bit codes whenever possible
+    nextn: int = 0  # MTP draft tokens per step; 0 = no speculative decoding
+    tp: int = 1
+    ep: int = 1
+    dp_attention: bool = False
+    dist_timeout_s: float = 300.0
+    chat_template_kwargs: dict[str, Any] | None = None
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The OpenAI tuning fields that are set, as the OpenAI backend's from_options reads them (a view of
+        typed fields, not a store)."""
+        return {name: getattr(self, name) for name in OPENAI_TUNING_FIELDS if getattr(self, name) is not None}
 
 
 class Engine(ABC):

@@ -36,13 +36,10 @@ def _engine_keys(cfg: SweepConfig) -> dict[str, Any]:
 def engine_options(cfg: SweepConfig, device: str):
     """EngineOptions that build the harness's native engine exactly as build_engine builds the sweep's."""
     from engine import EngineOptions
+    from engine.native.model_registry import DEFAULT_MODEL
 
-    extra = _engine_keys(cfg)
-    top = {k: extra.pop(k) for k in ("kv_cache_gib", "max_model_len", "max_num_seqs") if k in extra}
-    if cfg.nextn:
-        extra["nextn"] = cfg.nextn
-    return EngineOptions(model=cfg.model or "smollm2-135m", device=device, dtype=cfg.dtype, threads=cfg.threads,
-                         extra=extra, **top)
+    return EngineOptions(model=cfg.model or DEFAULT_MODEL, device=device, dtype=cfg.dtype, threads=cfg.threads,
+                         nextn=cfg.nextn or 0, **_engine_keys(cfg))
 
 
 class PromptMaker:

@@ -1,6 +1,7 @@
 """The built-in engine: plain PyTorch, paged KV cache, continuous batching (nano-vllm / gpt-fast style).
 
 Layers, bottom up (one concept per file):
+  device_names.py    the device kinds and dtype names accepted, torch-free (the CLI checks its flags with them)
   device.py          resolve cpu|cuda|npu and dtype; clear errors when a device or library is absent
   gguf_weights.py    read GGUF (dequantise Q4_0/Q4_1/Q8_0/F16/BF16/F32) into HF-named torch tensors
   hf_weights.py      read an HF folder (config.json + *.safetensors)

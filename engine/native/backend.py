@@ -16,9 +16,9 @@ from engine.reasoning import prompt_opens_thinking
 # Under torchrun, a rank that fails makes torchrun SIGTERM the others (30 s before SIGKILL).
 SIGTERM_REASON = ("stopped by SIGTERM before it finished (under torchrun: another rank failed or the job was "
                   "stopped); rerun the same command to retry it")
-# EngineOptions.extra keys passed through to LLMEngine.
-_EXTRA_KEYS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching", "max_prefill_chunk", "int4",
-               "tp", "ep", "dp_attention", "dist_timeout_s", "chat_template_kwargs")
+# EngineOptions fields passed to LLMEngine when set (None keeps LLMEngine's own default).
+_ENGINE_FIELDS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching", "max_prefill_chunk",
+                  "chat_template_kwargs")
 
 
 def _text_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -51,14 +51,16 @@ class NativeEngine(Engine):
 
     @classmethod
     def from_options(cls, options: EngineOptions) -> "NativeEngine":
-        extra = {k: options.extra[k] for k in _EXTRA_KEYS if k in options.extra}
+        kwargs = {k: getattr(options, k) for k in _ENGINE_FIELDS if getattr(options, k) is not None}
         engine_cls: type[LLMEngine] = LLMEngine
-        if options.extra.get("nextn"):  # MTP speculative decoding
+        if options.nextn:  # MTP speculative decoding
             from engine.native.spec_engine import SpecLLMEngine
-            engine_cls, extra["nextn"] = SpecLLMEngine, int(options.extra["nextn"])
+            engine_cls, kwargs["nextn"] = SpecLLMEngine, options.nextn
         engine = engine_cls(model=options.model, device=options.device, dtype=options.dtype, threads=options.threads,
                             kv_cache_gib=options.kv_cache_gib if options.kv_cache_gib is not None else 1.0,
-                            max_model_len=options.max_model_len, max_num_seqs=options.max_num_seqs or 256, **extra)
+                            max_model_len=options.max_model_len, max_num_seqs=options.max_num_seqs or 256,
+                            int4=options.int4, tp=options.tp, ep=options.ep, dp_attention=options.dp_attention,
+                            dist_timeout_s=options.dist_timeout_s, **kwargs)
         return cls(engine)
 
     # ---- engine thread ----------------------------------------------------------------------------

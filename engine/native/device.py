@@ -6,9 +6,9 @@ import importlib.util
 import torch
 
 from engine.base import EngineError
+from engine.native.device_names import DEVICE_KINDS, DTYPE_NAMES
 
-DTYPES = {"bf16": torch.bfloat16, "bfloat16": torch.bfloat16, "fp16": torch.float16,
-          "float16": torch.float16, "fp32": torch.float32, "float32": torch.float32}
+DTYPES = {name: getattr(torch, attr) for name, attr in DTYPE_NAMES.items()}
 
 
 def _npu_available() -> bool:
@@ -40,7 +40,7 @@ def resolve_device(name: str | None) -> torch.device:
         if not _npu_available():
             raise EngineError("device 'npu' requested but torch_npu sees no Ascend NPU")
         return torch.device(name)
-    raise EngineError(f"unknown device {name!r}; valid devices: cpu, cuda, npu (or leave unset to detect)")
+    raise EngineError(f"unknown device {name!r}; valid devices: {', '.join(DEVICE_KINDS)} (or leave unset to detect)")
 
 
 def resolve_dtype(name: str | None, device: torch.device) -> torch.dtype:

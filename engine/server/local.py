@@ -5,12 +5,13 @@ import contextlib
 from typing import Any, Iterator
 
 from engine.base import EngineOptions
+from engine.native.model_registry import DEFAULT_MODEL
 from engine.server.app import ServerSettings
 from engine.server.launcher import serve_in_background
 
 
 @contextlib.contextmanager
-def local_openai_server(model: str = "smollm2-135m", options: EngineOptions | None = None,
+def local_openai_server(model: str = DEFAULT_MODEL, options: EngineOptions | None = None,
                         **settings: Any) -> Iterator[str]:
     """Load the built-in engine, serve it on 127.0.0.1 at an ephemeral port, yield the base URL (…/v1).
 

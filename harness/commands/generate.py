@@ -10,9 +10,10 @@ from engine import ENGINES, EngineOptions, SamplingParams, create_engine
 from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.commands.arg_types import (non_negative_float, non_negative_int, positive_float, positive_int,
                                        probability)
+from engine.native.model_registry import DEFAULT_MODEL
 from engine.reasoning import PARSERS
-from harness.commands.native_flags import (add_chat_template_argument, add_int4_argument, add_nextn_argument,
-                                           add_parallel_arguments, chat_template_kwargs, native_extra, run_tp_worker)
+from harness.commands.native_flags import (NATIVE_FLAGS, add_chat_template_argument, add_engine_arguments,
+                                           chat_template_kwargs, engine_fields, run_tp_worker)
 from harness.generate import (GenerateConfig, claim_run_dir, describe_result, limit_items, load_task_data,
                               run_generation)
 from tasks import TASKS, get_task
@@ -27,8 +28,6 @@ EXAMPLES = """\
       --base-url http://h2:8000/v1 --model M --data data/aime/aime_2026.jsonl --out runs/aime-M
 """
 
-DEFAULT_NATIVE_MODEL = "smollm2-135m"
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--task", required=True, help=f"one of: {', '.join(sorted(TASKS))}")
@@ -37,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "path, else its demo set); see `python -m harness data show`")
     p.add_argument("--out", required=True, help="run directory, e.g. runs/aime-mymodel")
     p.add_argument("--engine", default="native", help=f"one of: {', '.join(sorted(ENGINES))} (default: native)")
-    p.add_argument("--model", help=f"model name or path (native default: {DEFAULT_NATIVE_MODEL})")
+    p.add_argument("--model", help=f"model name or path (native default: {DEFAULT_MODEL})")
     p.add_argument("--base-url", action="append", default=[], help="OpenAI-compatible server URL; repeat to spread load")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
     p.add_argument("--samples", type=positive_int, help="samples per item (default: the task's, e.g. AIME 32, GPQA 8)")
@@ -65,13 +64,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--subset", help="task subset where the task has one (HLE: all|text|image)")
     p.add_argument("--hle-prompt", choices=HLE_PROMPTS, help="HLE system prompt: official (the HLE release's "
                    "wording, default) or harness (ours)")
-    p.add_argument("--device", help="native engine: cpu|cuda|npu (default: detected)")
-    p.add_argument("--dtype", help="native engine: bfloat16|float32|float16")
-    p.add_argument("--threads", type=positive_int, help="native engine: CPU threads")
-    p.add_argument("--kv-cache-gib", type=positive_float, help="native engine: KV cache memory budget")
-    add_int4_argument(p, "native engine: ")
-    add_nextn_argument(p, "native engine: ")
-    add_parallel_arguments(p, "native engine: ")
+    add_engine_arguments(p, NATIVE_FLAGS, help_prefix="native engine: ")
     add_chat_template_argument(p)
     p.add_argument("--reasoning-parser", choices=PARSERS, default="auto",
                    help="split a reasoning model's <think>...</think> block into the record's `reasoning`, apart "
@@ -81,7 +74,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: shown on stderr)")
 
 
-def request_param_extra(args: argparse.Namespace) -> dict:
+def request_param_fields(args: argparse.Namespace) -> dict:
     """--token-param / --send-temperature for the openai engine (nothing for the defaults)."""
     return {name: value for name, value in (("token_param", args.token_param),
                                             ("send_temperature", args.send_temperature)) if value != "auto"}
@@ -99,18 +92,17 @@ def run(args: argparse.Namespace) -> int:
     data_path, dataset = load_task_data(task, args.data)
     items = limit_items(dataset.items, args.limit)
     sampling = SamplingParams(max_tokens=args.max_tokens, temperature=args.temperature, top_p=args.top_p, top_k=args.top_k)
-    model = args.model or (DEFAULT_NATIVE_MODEL if args.engine == "native" else None)
+    model = args.model or (DEFAULT_MODEL if args.engine == "native" else None)
     template_kwargs = chat_template_kwargs(args)
-    template_extra = {}
+    template_fields = {}
     if template_kwargs:  # the native engine renders with them; an OpenAI-compatible server gets them per request
-        template_extra = ({"chat_template_kwargs": template_kwargs} if args.engine == "native"
-                          else {"extra_body": {"chat_template_kwargs": template_kwargs}})
+        template_fields = ({"chat_template_kwargs": template_kwargs} if args.engine == "native"
+                           else {"extra_body": {"chat_template_kwargs": template_kwargs}})
     options = EngineOptions(
         model=model, base_urls=[u for url in args.base_url for u in url.split(",") if u], api_key_env=args.api_key_env,
         request_timeout_s=args.request_timeout, max_retries=args.max_retries,
-        retry_base_delay_s=args.retry_base_delay, device=args.device, dtype=args.dtype,
-        threads=args.threads, kv_cache_gib=args.kv_cache_gib, extra={**native_extra(args), **request_param_extra(args),
-                                                                     **template_extra},
+        retry_base_delay_s=args.retry_base_delay, **engine_fields(args), **request_param_fields(args),
+        **template_fields,
     )
     cfg = GenerateConfig(
         task=task, data_path=data_path, out=Path(args.out),

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.commands.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
+from harness.commands.native_flags import add_engine_arguments, engine_fields, flags_given
 from harness.grade import grade_run
 from harness.report import format_summary_line
 from harness.rundir import judge_kind, safe_judge_dir_name
@@ -53,6 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="LLM judge: seconds; backoff doubles per retry")
     p.add_argument("--judge-timeout", type=positive_float, help="LLM judge: seconds per request attempt")
     p.add_argument("--judge-no-cache", action="store_true", help="LLM judge: ignore cached verdicts")
+    add_engine_arguments(p, prefix="judge-", help_prefix="LLM judge, --judge-engine native: ")
     p.add_argument("--out", metavar="DIR",
                    help="write grades to DIR/grades/<judge-id>/ instead of into the run (for a read-only run; "
                         "one run directory only)")
@@ -71,6 +73,7 @@ def judge_options(args: argparse.Namespace) -> dict:
         "judge_reasoning_effort": args.judge_reasoning_effort,
         "judge_no_cache": args.judge_no_cache,
         "judge_engine": args.judge_engine,
+        "judge_native_options": engine_fields(args, prefix="judge-"),
         **{name: value for name, value in (
             ("judge_max_tokens", args.judge_max_tokens),
             ("judge_max_retries", args.judge_max_retries),
@@ -85,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
     args.judge_id, args.judge = args.judge, judge_kind(args.judge, JUDGES) or args.judge
     if args.out and len(args.run_dirs) > 1:
         raise ValueError("--out takes one run directory: grades of two runs would land in one folder")
+    if args.judge_engine != "native" and (given := flags_given(args, prefix="judge-")):
+        raise ValueError(f"{', '.join(given)}: built-in engine settings; they apply with --judge-engine native")
     judge = create_judge(args.judge, **judge_options(args))
     return asyncio.run(_grade_all(judge, args))
 

@@ -1,20 +1,115 @@
-"""Native-engine flags shared by the generate and serve commands (kept free of torch imports)."""
+"""The built-in engine's flags, declared once here and shared by generate, serve, sweep and grade's
+`--judge-engine native` (kept free of torch imports); argparse types reject bad values at parse time."""
 from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from engine.native.device_names import DTYPE_NAMES
+from harness.commands.arg_types import device_name, non_negative_int, positive_float, positive_int
 
 
-def add_int4_argument(p: argparse.ArgumentParser, prefix: str = "") -> None:
-    p.add_argument("--int4", choices=["auto", "on", "off"], default="auto",
-                   help=f"{prefix}multiply small batches with the model file's own 4-bit codes (Q4_0/Q4_1 GGUF, CPU, "
-                        "bf16); auto = whenever possible")
+def _same(value: Any) -> Any:
+    return value
 
 
-def add_nextn_argument(p: argparse.ArgumentParser, prefix: str = "") -> None:
-    p.add_argument("--nextn", type=int, default=0,
-                   help=f"{prefix}draft tokens per step for MTP speculative decoding (DeepSeek-V3-style checkpoints "
-                        "with MTP modules; default 0 = off)")
+@dataclass(frozen=True)
+class EngineFlag:
+    """One engine flag: its name, the EngineOptions field it fills, and how its value becomes that field's."""
+
+    name: str  # the flag without dashes or prefix, e.g. "kv-cache-gib"
+    option: str  # EngineOptions field
+    help: str
+    argparse: Mapping[str, Any] = field(default_factory=dict)  # type, choices, action, default, metavar
+    to_option: Callable[[Any], Any] = _same
+    default_text: str = ""  # shown in --help when the default is None (the engine decides)
+
+    @property
+    def dest(self) -> str:
+        return self.name.replace("-", "_")
+
+
+# The single-process engine: what generate, serve and the native judge all take.
+ENGINE_FLAGS: tuple[EngineFlag, ...] = (
+    EngineFlag("device", "device", "cpu|cuda|npu, optionally :INDEX", {"type": device_name}, default_text="detected"),
+    EngineFlag("dtype", "dtype", "weights and activations", {"choices": tuple(DTYPE_NAMES)},
+               default_text="bf16 where the device computes it natively, else fp32"),
+    EngineFlag("threads", "threads", "CPU threads", {"type": positive_int}, default_text="torch's"),
+    EngineFlag("kv-cache-gib", "kv_cache_gib", "KV cache memory budget in GiB", {"type": positive_float},
+               default_text="1"),
+    EngineFlag("max-model-len", "max_model_len", "context length", {"type": positive_int},
+               default_text="the model's"),
+    EngineFlag("max-num-seqs", "max_num_seqs", "sequences batched per step", {"type": positive_int},
+               default_text="256"),
+    EngineFlag("max-num-batched-tokens", "max_num_batched_tokens", "token budget per step", {"type": positive_int},
+               default_text="2048"),
+    EngineFlag("block-size", "block_size", "KV cache block size in tokens", {"type": positive_int},
+               default_text="16"),
+    EngineFlag("no-prefix-caching", "enable_prefix_caching", "turn the prefix cache off",
+               {"action": "store_true"}, lambda off: False if off else None, default_text="on"),
+    EngineFlag("int4", "int4", "multiply small batches with the model file's own 4-bit codes (Q4_0/Q4_1 GGUF, CPU, "
+               "bf16); auto = whenever possible", {"choices": ("auto", "on", "off"), "default": "auto"},
+               lambda choice: None if choice == "auto" else choice == "on"),
+    EngineFlag("nextn", "nextn", "draft tokens per step for MTP speculative decoding (DeepSeek-V3-style checkpoints "
+               "with MTP modules); 0 = off", {"type": non_negative_int, "default": 0}),
+)
+
+# Ranks under torchrun: generate and serve (grade's judge runs in one process).
+PARALLEL_FLAGS: tuple[EngineFlag, ...] = (
+    EngineFlag("tp", "tp", "tensor-parallel ranks (Llama-family models); launch with "
+               "`torchrun --nproc-per-node N -m harness ... --tp N`", {"type": positive_int, "default": 1}),
+    EngineFlag("ep", "ep", "expert-parallel ranks (DeepSeek-V3 routed experts; attention replicated unless "
+               "--dp-attention); launch with `torchrun --nproc-per-node N -m harness ... --ep N` (one of --tp/--ep)",
+               {"type": positive_int, "default": 1}),
+    EngineFlag("dp-attention", "dp_attention", "with --ep: each rank runs attention for its own requests (rank 0 "
+               "assigns them); the experts still see every rank's tokens", {"action": "store_true"}),
+    EngineFlag("dist-timeout", "dist_timeout_s", "seconds a collective may wait for a peer before the ranks stop "
+               "with an error", {"type": positive_float, "default": 300.0}),
+)
+# generate and serve declare exactly these
+NATIVE_FLAGS = ENGINE_FLAGS + PARALLEL_FLAGS
+
+
+def engine_flags(*names: str) -> list[EngineFlag]:
+    """The named flags' declarations, for a command that takes only some (the sweep takes --nextn)."""
+    known = {flag.name: flag for flag in NATIVE_FLAGS}
+    return [known[name] for name in names]
+
+
+def add_engine_arguments(p: argparse.ArgumentParser, flags: Iterable[EngineFlag] = ENGINE_FLAGS, prefix: str = "",
+                         help_prefix: str = "", defaults: Mapping[str, tuple[Any, str]] | None = None) -> None:
+    """Declare `flags` on p as --PREFIX<name>; defaults: flag name -> (value, its text in --help)."""
+    defaults = defaults or {}
+    for flag in flags:
+        kwargs = dict(flag.argparse)
+        shown = "" if flag.argparse.get("action") == "store_true" else (
+            str(kwargs.get("default")) if kwargs.get("default") is not None else flag.default_text)
+        if flag.name in defaults:
+            kwargs["default"], shown = defaults[flag.name]
+        if "choices" in kwargs and "type" not in kwargs:
+            kwargs["metavar"] = "|".join(kwargs["choices"])
+        text = f"{help_prefix}{flag.help}" + (f" (default: {shown})" if shown else "")
+        p.add_argument(f"--{prefix}{flag.name}", dest=f"{prefix.replace('-', '_')}{flag.dest}", help=text, **kwargs)
+
+
+def engine_fields(args: argparse.Namespace, flags: Iterable[EngineFlag] = NATIVE_FLAGS,
+                  prefix: str = "") -> dict[str, Any]:
+    """The EngineOptions fields the parsed `flags` set (flags the parser lacks are left out); --PREFIX<name>."""
+    dest = prefix.replace("-", "_")
+    fields = {f.option: f.to_option(getattr(args, dest + f.dest)) for f in flags if hasattr(args, dest + f.dest)}
+    if fields.get("dp_attention") and fields.get("ep", 1) < 2:
+        raise ValueError("--dp-attention splits requests over expert-parallel ranks; it needs --ep 2 or more")
+    parallel_size(args)  # --tp and --ep together: one clear error before anything loads
+    return fields
+
+
+def flags_given(args: argparse.Namespace, flags: Iterable[EngineFlag] = ENGINE_FLAGS, prefix: str = "") -> list[str]:
+    """The --PREFIX<name> flags whose parsed value differs from their declared default."""
+    dest = prefix.replace("-", "_")
+    return [f"--{prefix}{f.name}" for f in flags
+            if getattr(args, dest + f.dest, None) not in (None, False, f.argparse.get("default"))]
 
 
 def add_chat_template_argument(p: argparse.ArgumentParser) -> None:
@@ -30,47 +125,14 @@ def chat_template_kwargs(args: argparse.Namespace) -> dict:
     return parse_template_kwargs(getattr(args, "chat_template_kwargs", None))
 
 
-def add_parallel_arguments(p: argparse.ArgumentParser, prefix: str = "") -> None:
-    p.add_argument("--tp", type=int, default=1,
-                   help=f"{prefix}tensor-parallel ranks (Llama-family models); launch with "
-                        "`torchrun --nproc-per-node N -m harness ... --tp N` (default: 1)")
-    p.add_argument("--ep", type=int, default=1,
-                   help=f"{prefix}expert-parallel ranks (DeepSeek-V3 routed experts; attention replicated unless "
-                        "--dp-attention); launch "
-                        "with `torchrun --nproc-per-node N -m harness ... --ep N` (default: 1; one of --tp/--ep)")
-    p.add_argument("--dp-attention", action="store_true",
-                   help=f"{prefix}with --ep: each rank runs attention for its own requests (rank 0 assigns them); "
-                        "the experts still see every rank's tokens")
-    p.add_argument("--dist-timeout", type=float, default=300.0,
-                   help=f"{prefix}seconds a collective may wait for a peer before the ranks stop with an error "
-                        "(default: %(default)s)")
-
-
 def parallel_size(args: argparse.Namespace) -> int:
-    """The number of ranks --tp / --ep ask for (1 without them); both at once is an error."""
+    """The number of ranks --tp / --ep ask for (1 without them); both at once is an error (each is >= 1: its
+    argparse type checks that)."""
     tp, ep = getattr(args, "tp", 1), getattr(args, "ep", 1)
-    for flag, n in (("--tp", tp), ("--ep", ep)):
-        if n < 1:
-            raise ValueError(f"{flag} must be >= 1, got {n}")
     if tp > 1 and ep > 1:
         raise ValueError(f"--tp {tp} and --ep {ep} together are not supported; use one of them "
                          "(--tp: Llama family, --ep: DeepSeek-V3 experts)")
     return max(tp, ep)
-
-
-def native_extra(args: argparse.Namespace) -> dict:
-    """`--int4`, `--nextn`, `--tp` and `--ep` -> EngineOptions.extra entries (nothing for the defaults)."""
-    extra: dict = {} if args.int4 == "auto" else {"int4": args.int4 == "on"}
-    if args.nextn:
-        extra["nextn"] = args.nextn
-    if getattr(args, "dp_attention", False) and getattr(args, "ep", 1) < 2:
-        raise ValueError("--dp-attention splits requests over expert-parallel ranks; it needs --ep 2 or more")
-    if parallel_size(args) > 1:
-        flag = "tp" if getattr(args, "tp", 1) > 1 else "ep"
-        extra[flag], extra["dist_timeout_s"] = getattr(args, flag), args.dist_timeout
-        if getattr(args, "dp_attention", False):
-            extra["dp_attention"] = True
-    return extra
 
 
 def run_tp_worker(args: argparse.Namespace) -> int | None:

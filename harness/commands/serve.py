@@ -7,9 +7,10 @@ import os
 import sys
 
 from engine.base import EngineError, EngineOptions
+from engine.native.model_registry import DEFAULT_MODEL
 from harness.commands.arg_types import non_negative_float, non_negative_int, port_number, positive_float, positive_int
-from harness.commands.native_flags import (add_chat_template_argument, add_int4_argument, add_nextn_argument,
-                                           add_parallel_arguments, chat_template_kwargs, native_extra, run_tp_worker)
+from harness.commands.native_flags import (NATIVE_FLAGS, add_chat_template_argument, add_engine_arguments,
+                                           chat_template_kwargs, engine_fields, run_tp_worker)
 
 HELP = "serve the built-in engine over the OpenAI API (/v1/chat/completions, /v1/completions, /metrics)"
 EXAMPLES = """\
@@ -19,8 +20,6 @@ EXAMPLES = """\
   python -m harness generate --task aime --engine openai --base-url http://127.0.0.1:8000/v1 \\
       --model smollm2-135m --limit 2 --samples 1 --max-tokens 256 --out runs/aime-served
 """
-
-DEFAULT_MODEL = "smollm2-135m"
 
 
 # Front-end limits: (ServerSettings field = flag name, type, default, help). See docs/server.md for each.
@@ -64,18 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     _add_limits(p)
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                    help="server log level (default: %(default)s)")
-    p.add_argument("--device", help="cpu|cuda|npu (default: detected)")
-    p.add_argument("--dtype", help="bfloat16|float32|float16")
-    p.add_argument("--threads", type=positive_int, help="CPU threads for the engine")
-    p.add_argument("--kv-cache-gib", type=positive_float, help="KV cache memory budget (default 1)")
-    p.add_argument("--max-model-len", type=positive_int, help="context length (default: the model's)")
-    p.add_argument("--max-num-seqs", type=positive_int, default=64, help="requests batched per step (default 64)")
-    p.add_argument("--max-num-batched-tokens", type=positive_int, help="token budget per step (default 2048)")
-    p.add_argument("--block-size", type=positive_int, help="KV cache block size in tokens (default 16)")
-    p.add_argument("--no-prefix-caching", action="store_true", help="turn the prefix cache off (default: on)")
-    add_int4_argument(p)
-    add_nextn_argument(p)
-    add_parallel_arguments(p)
+    add_engine_arguments(p, NATIVE_FLAGS, defaults={"max-num-seqs": (64, "64")})
     add_chat_template_argument(p)
     p.add_argument("--reasoning-parser", choices=("none", "auto", "deepseek-r1", "qwen3"), default="none",
                    help="return a reasoning model's <think> block as reasoning_content, apart from content, in "
@@ -92,18 +80,8 @@ def _is_loopback(host: str) -> bool:
 
 
 def engine_options(args: argparse.Namespace) -> EngineOptions:
-    extra = native_extra(args)
-    if args.max_num_batched_tokens:
-        extra["max_num_batched_tokens"] = args.max_num_batched_tokens
-    if args.block_size:
-        extra["block_size"] = args.block_size
-    if args.no_prefix_caching:
-        extra["enable_prefix_caching"] = False
-    if template_kwargs := chat_template_kwargs(args):
-        extra["chat_template_kwargs"] = template_kwargs
-    return EngineOptions(model=args.model, device=args.device, dtype=args.dtype, threads=args.threads,
-                         kv_cache_gib=args.kv_cache_gib, max_model_len=args.max_model_len,
-                         max_num_seqs=args.max_num_seqs, extra=extra)
+    return EngineOptions(model=args.model, chat_template_kwargs=chat_template_kwargs(args) or None,
+                         **engine_fields(args))
 
 
 def run(args: argparse.Namespace) -> int:

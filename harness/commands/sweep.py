@@ -7,6 +7,8 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from harness.commands.native_flags import add_engine_arguments, engine_flags
+
 HELP = "performance sweeps: prefill, decode, encoder (built-in engine) and serve (any OpenAI-compatible server)"
 EXAMPLES = """\
   python -m harness sweep encoder ve-224
@@ -35,7 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("mode", choices=MODES, help="sweep kind")
     p.add_argument("tag", help="config tag in sweep/configs/<tag>.toml, or a path to a .toml file")
     p.add_argument("--context", type=int, help="prefill: context tokens; decode: KV length per request")
-    p.add_argument("--nextn", type=int, help="decode: speculative draft tokens per step (0 = off)")
+    add_engine_arguments(p, engine_flags("nextn"), help_prefix="decode: ",
+                         defaults={"nextn": (None, "the config's")})
     p.add_argument("--accept", type=float, help="decode: synthetic per-position acceptance probability p")
     p.add_argument("--points", type=_points, help="comma-separated point list overriding the config")
     p.add_argument("--warmup-steps", type=int, help="override the config's warm-up steps (serve: requests)")

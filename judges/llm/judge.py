@@ -52,13 +52,13 @@ def openai_judge_engine(model: str, base_urls: list[str], api_key_env: str, time
     return engine
 
 
-def native_judge_engine(model: str, base_urls: list[str]) -> Engine:
-    """The built-in engine, in-process, for `--judge-engine native`."""
+def native_judge_engine(model: str, base_urls: list[str], options: dict[str, Any] | None = None) -> Engine:
+    """The built-in engine, in-process, for `--judge-engine native`; options: EngineOptions fields (device, ...)."""
     from judges.llm.native_engine import NativeJudgeEngine
 
     if base_urls:
         raise JudgeError("--judge-engine native runs the judge in-process; drop --judge-base-url")
-    return NativeJudgeEngine.from_options(EngineOptions(model=model))
+    return NativeJudgeEngine.from_options(EngineOptions(model=model, **(options or {})))
 
 
 class LLMJudge(Judge):
@@ -128,15 +128,17 @@ class LLMJudge(Judge):
                      judge_timeout_s: float = 120.0, judge_structured_output: bool = True,
                      judge_pass_images: bool = False, judge_token_param: str = "auto",
                      judge_send_temperature: str = "auto", judge_reasoning_effort: str | None = None,
-                     judge_engine: str = "openai", **ignored: Any) -> "LLMJudge":
-        """judge_engine: 'openai' (a server at judge_base_url) or 'native' (the built-in engine, in-process)."""
+                     judge_engine: str = "openai", judge_native_options: dict[str, Any] | None = None,
+                     **ignored: Any) -> "LLMJudge":
+        """judge_engine: 'openai' (a server at judge_base_url) or 'native' (the built-in engine, in-process, built
+        with judge_native_options: EngineOptions fields such as device, dtype, threads)."""
         urls = [judge_base_url] if isinstance(judge_base_url, str) else list(judge_base_url or [])
         engine = None
         if judge_engine == "native":
             from engine.native.model_registry import DEFAULT_MODEL
 
             judge_model = judge_model or DEFAULT_MODEL
-            engine = native_judge_engine(judge_model, urls)
+            engine = native_judge_engine(judge_model, urls, judge_native_options)
         elif judge_engine != "openai":
             raise JudgeError(f"--judge-engine must be openai or native, got {judge_engine!r}")
         return cls(model=judge_model or "", base_urls=urls, api_key_env=judge_api_key_env or "OPENAI_API_KEY",

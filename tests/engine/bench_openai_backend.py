@@ -44,7 +44,7 @@ def server_url(in_thread: bool) -> Iterator[str]:
 
 async def measure(url: str, requests: int, concurrency: int, transport: str) -> tuple[float, float]:
     engine = create_engine("openai", EngineOptions(model="test-model", base_urls=[url], max_retries=0,
-                                                   extra={"http_transport": transport}))
+                                                   http_transport=transport))
     params = SamplingParams(max_tokens=64)
     gate = asyncio.Semaphore(concurrency)
 

@@ -12,11 +12,11 @@ HTTP_TRANSPORT = "auto"  # set per test by the http_transport fixture in tests/e
 
 
 def make_engine(*base_urls: str, model: str = "test-model", max_retries: int = 2, timeout_s: float = 5.0,
-                api_key_env: str = "OPENAI_API_KEY", **extra: Any) -> OpenAIEngine:
-    extra.setdefault("http_transport", HTTP_TRANSPORT)
+                api_key_env: str = "OPENAI_API_KEY", **tuning: Any) -> OpenAIEngine:
+    tuning.setdefault("http_transport", HTTP_TRANSPORT)
     options = EngineOptions(model=model, base_urls=list(base_urls), api_key_env=api_key_env,
                             request_timeout_s=timeout_s, max_retries=max_retries, retry_base_delay_s=0.01,
-                            extra=extra)
+                            **tuning)
     engine = create_engine("openai", options)
     assert isinstance(engine, OpenAIEngine)
     return engine

@@ -19,7 +19,7 @@ def folder(predictable_ckpt, engine_cache_dir):
 
 def _options(folder, nextn: int) -> EngineOptions:
     return EngineOptions(model=str(folder), device="cpu", dtype="fp32", threads=1, kv_cache_gib=0.005,
-                         extra={"nextn": nextn, "block_size": 4} if nextn else {"block_size": 4})
+                         nextn=nextn, block_size=4)
 
 
 def _chats(engine, prompts: list[str]):

@@ -87,21 +87,22 @@ def test_tp_on_deepseek_and_ep_on_llama_are_clear_errors():
     check_mode(DeepseekV3Model, "ep", "DeepseekV3ForCausalLM")
 
 
-def test_parallel_flags():
-    from harness.commands.native_flags import add_parallel_arguments, native_extra
+def test_parallel_flags(capsys):
+    from harness.commands.native_flags import PARALLEL_FLAGS, add_engine_arguments, engine_fields
     p = argparse.ArgumentParser()
-    add_parallel_arguments(p)
-    p.add_argument("--int4", default="auto")
-    p.add_argument("--nextn", type=int, default=0)
-    assert native_extra(p.parse_args(["--ep", "2"])) == {"ep": 2, "dist_timeout_s": 300.0}
-    assert native_extra(p.parse_args([])) == {}
-    assert native_extra(p.parse_args(["--ep", "2", "--dp-attention"]))["dp_attention"] is True
+    add_engine_arguments(p, PARALLEL_FLAGS)
+    assert engine_fields(p.parse_args(["--ep", "2"]), PARALLEL_FLAGS) == {
+        "tp": 1, "ep": 2, "dp_attention": False, "dist_timeout_s": 300.0}
+    assert engine_fields(p.parse_args([]), PARALLEL_FLAGS) == {
+        "tp": 1, "ep": 1, "dp_attention": False, "dist_timeout_s": 300.0}
+    assert engine_fields(p.parse_args(["--ep", "2", "--dp-attention"]), PARALLEL_FLAGS)["dp_attention"] is True
     with pytest.raises(ValueError, match="--dp-attention .* needs --ep 2"):
-        native_extra(p.parse_args(["--dp-attention"]))
+        engine_fields(p.parse_args(["--dp-attention"]), PARALLEL_FLAGS)
     with pytest.raises(ValueError, match="--tp 2 and --ep 2 together"):
-        native_extra(p.parse_args(["--tp", "2", "--ep", "2"]))
-    with pytest.raises(ValueError, match="--ep must be >= 1"):
-        native_extra(p.parse_args(["--ep", "0"]))
+        engine_fields(p.parse_args(["--tp", "2", "--ep", "2"]), PARALLEL_FLAGS)
+    with pytest.raises(SystemExit):
+        p.parse_args(["--ep", "0"])
+    assert "argument --ep: must be >= 1, got 0" in capsys.readouterr().err
 
 
 def test_generate_under_torchrun_with_ep_dp_attention_and_mtp_writes_one_run(predictable_folder, engine_cache_dir, tmp_path):
