@@ -5,7 +5,7 @@ import asyncio
 from typing import Any
 
 from engine import ChatRequest, Completion, EngineOptions, SamplingParams, StreamDelta, create_engine
-from engine.openai_backend import OpenAIEngine
+from engine.openai.backend import OpenAIEngine
 
 
 HTTP_TRANSPORT = "auto"  # set per test by the http_transport fixture in tests/engine/conftest.py

@@ -6,7 +6,7 @@ import asyncio
 import pytest
 
 from engine import ChatRequest, EngineError, SamplingParams
-from engine.openai_clients import aiohttp_available, resolve_transport
+from engine.openai.clients import aiohttp_available, resolve_transport
 from tests.engine.helpers import chat_once, make_engine, request
 from tests.support import Reply, ScriptedServer, echo, fail_then, unused_url
 
@@ -177,7 +177,7 @@ def test_a_dropped_reply_fails_over_but_keeps_the_server_in_rotation():
 def test_a_server_without_a_model_list_is_accepted_with_a_warning(caplog: pytest.LogCaptureFixture):
     with ScriptedServer() as server:
         engine = make_engine(server.url + "/api")  # not where this server serves: every path is a 404
-        with caplog.at_level("WARNING", logger="engine.openai_backend"):
+        with caplog.at_level("WARNING", logger="engine.openai.backend"):
             asyncio.run(engine.check_ready())
         assert "answered 404" in caplog.text and "/v1" in caplog.text
         completion = chat_once(engine)

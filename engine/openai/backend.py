@@ -1,7 +1,7 @@
 """The `openai` engine: any OpenAI-compatible server (vLLM, SGLang, TensorRT-LLM, the built-in server).
 
 Streamed requests go through the official `openai` client, and non-streamed ones through a lean aiohttp
-post on the aiohttp transport (engine/openai_raw.py), both with no retries of their own, so the policy here
+post on the aiohttp transport (engine/openai/raw.py), both with no retries of their own, so the policy here
 is the only one: exponential backoff with full jitter on 429, 5xx, 408/409, timeouts, connection errors and
 malformed replies; failover to another base URL on connection errors. A request that still fails
 comes back as Completion(finish_reason="error", error=...), never as response text.
@@ -18,12 +18,12 @@ from typing import Any, AsyncIterator
 from openai import AsyncStream
 
 from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, StreamDelta
-from engine.openai_clients import ClientFactory, resolve_transport
-from engine.openai_endpoints import Endpoint, EndpointPool, normalise_base_url, scrub, split_base_url
-from engine.openai_faults import Fault, backoff_delay, classify, httpx_lib
-from engine.openai_params import RequestParams, rejection_hint
-from engine.openai_raw import FaultError
-from engine.openai_replies import StreamState, parse_completion
+from engine.openai.clients import ClientFactory, resolve_transport
+from engine.openai.endpoints import Endpoint, EndpointPool, normalise_base_url, scrub, split_base_url
+from engine.openai.faults import Fault, backoff_delay, classify, httpx_lib
+from engine.openai.params import RequestParams, rejection_hint
+from engine.openai.raw import FaultError
+from engine.openai.replies import StreamState, parse_completion
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ class OpenAIEngine(Engine):
             raise EngineError(str(exc)) from None
         self.http_transport = resolve_transport(http_transport)
         # aiohttp picks a pooled connection in O(1); httpx scans its whole pool per request, so it gets
-        # many small pools instead (see engine/openai_endpoints.py).
+        # many small pools instead (see engine/openai/endpoints.py).
         shards = 1 if self.http_transport == "aiohttp" else max(1, pool_shards)
         self._factory = ClientFactory(self._api_key, self.request_timeout_s, self.http_transport,
                                       max(1, -(-max_connections // shards)))
@@ -211,7 +211,7 @@ class OpenAIEngine(Engine):
 
     async def _post_chat(self, shard: Any, endpoint: Endpoint, body: dict[str, Any]) -> bytes:
         """The reply body of one non-streamed request. On the aiohttp transport a lean session skips the SDK's
-        request machinery (most of the client's CPU per request, engine/openai_raw.py); else the SDK's raw post
+        request machinery (most of the client's CPU per request, engine/openai/raw.py); else the SDK's raw post
         (no parameter transform or response models), so a reply that is no completion reads as malformed."""
         if shard.raw is None and self.http_transport == "aiohttp":
             shard.raw = self._factory.raw_session(endpoint.url)
