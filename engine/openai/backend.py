@@ -35,6 +35,7 @@ class _Retry:
 
     def __init__(self, engine: "OpenAIEngine"):
         self.engine = engine
+        self.started = time.perf_counter()
         self.attempts = 0
         self.retries = 0
         self.adjustments = 0  # request parameters changed after a 400 that named one
@@ -58,6 +59,18 @@ class _Retry:
         log.debug("retry %d in %.3fs after %s", self.retries, delay, self.engine.redact(fault.describe()))
         await asyncio.sleep(delay)
         return True
+
+    def next_endpoint(self) -> tuple[Endpoint, Any]:
+        """Count an attempt and take the least-busy endpoint (and client shard) not dead for this request."""
+        self.attempts += 1
+        return self.engine.pool.acquire(self.dead)
+
+    def succeeded(self, completion: Completion, endpoint: Endpoint) -> Completion:
+        """A reply came: its endpoint is up; the completion gets the request's latency and attempt count."""
+        self.engine.pool.mark_up(endpoint)
+        completion.latency_s = time.perf_counter() - self.started
+        completion.attempts = self.attempts
+        return completion
 
 
 class OpenAIEngine(Engine):
@@ -173,23 +186,20 @@ class OpenAIEngine(Engine):
             fault.message = rejection_hint(fault.message, self.model, *self.parameter_flags)
         return False
 
-    def _failed(self, retry: _Retry, fault: Fault, endpoint: Endpoint, started: float,
-                partial: str | None = None) -> Completion:
+    def _failed(self, retry: _Retry, fault: Fault, endpoint: Endpoint, partial: str | None = None) -> Completion:
         outcome = "not retried" if not fault.retryable else f"gave up after {retry.attempts} attempt(s)"
         error = self.redact(f"{fault.describe()} (from {endpoint.name}; {outcome})")
-        completion = Completion.failed(error, latency_s=time.perf_counter() - started, attempts=retry.attempts)
+        completion = Completion.failed(error, latency_s=time.perf_counter() - retry.started, attempts=retry.attempts)
         completion.extra.update(error_kind=fault.kind, status=fault.status)
         if partial:
             completion.extra["partial_text"] = partial
         return completion
 
     async def chat(self, request: ChatRequest) -> Completion:
-        started = time.perf_counter()
-        body = self._body(request, stream=False)
         retry = _Retry(self)
+        body = self._body(request, stream=False)
         while True:
-            retry.attempts += 1
-            endpoint, shard = self.pool.acquire(retry.dead)
+            endpoint, shard = retry.next_endpoint()
             try:
                 completion = parse_completion(await self._post_chat(shard, endpoint, body))
             except FaultError as exc:
@@ -197,17 +207,14 @@ class OpenAIEngine(Engine):
             except Exception as exc:
                 fault = classify(exc)
             else:
-                self.pool.mark_up(endpoint)
-                completion.latency_s = time.perf_counter() - started
-                completion.attempts = retry.attempts
-                return completion
+                return retry.succeeded(completion, endpoint)
             finally:
                 self.pool.release(endpoint, shard)
             if self._learned_from(fault, body, retry):
                 body = self._body(request, stream=False)
                 continue
             if not await retry.again(fault, endpoint):
-                return self._failed(retry, fault, endpoint, started)
+                return self._failed(retry, fault, endpoint)
 
     async def _post_chat(self, shard: Any, endpoint: Endpoint, body: dict[str, Any]) -> bytes:
         """The reply body of one non-streamed request. On the aiohttp transport a lean session skips the SDK's
@@ -222,29 +229,24 @@ class OpenAIEngine(Engine):
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
         """SSE streaming; faults before the first token are retried, later ones end the stream with an error."""
-        started = time.perf_counter()
-        body = self._body(request, stream=True)
         retry = _Retry(self)
+        body = self._body(request, stream=True)
         while True:
-            retry.attempts += 1
-            endpoint, shard = self.pool.acquire(retry.dead)
+            endpoint, shard = retry.next_endpoint()
             state = StreamState()
             sse: AsyncStream[dict] | None = None
             try:
                 sse = await shard.client.post("/chat/completions", body=body, cast_to=dict, stream=True,
                                               stream_cls=AsyncStream[dict])
                 async for chunk in sse:
-                    delta = state.add(chunk, time.perf_counter() - started)
+                    delta = state.add(chunk, time.perf_counter() - retry.started)
                     if delta is not None:
                         yield delta
                 completion = state.finish()
             except Exception as exc:
                 fault = classify(exc)
             else:
-                self.pool.mark_up(endpoint)
-                completion.latency_s = time.perf_counter() - started
-                completion.attempts = retry.attempts
-                yield StreamDelta(text="", token_count=0, final=completion)
+                yield StreamDelta(text="", token_count=0, final=retry.succeeded(completion, endpoint))
                 return
             finally:
                 if sse is not None:
@@ -259,7 +261,7 @@ class OpenAIEngine(Engine):
             if state.emitted or not await retry.again(fault, endpoint):
                 # Text already reached the caller cannot be taken back, so no retry after the first token.
                 yield StreamDelta(text="", token_count=0,
-                                  final=self._failed(retry, fault, endpoint, started, "".join(state.text)))
+                                  final=self._failed(retry, fault, endpoint, "".join(state.text)))
                 return
 
     async def _probe(self, endpoint: Endpoint) -> tuple[list[str] | None, str | None]:
