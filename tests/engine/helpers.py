@@ -37,6 +37,16 @@ def chat_once(engine: OpenAIEngine, req: ChatRequest | None = None) -> Completio
     return asyncio.run(go())
 
 
+def chat_all(engine: OpenAIEngine, texts: list[str]) -> list[Completion]:
+    """One concurrent request per text in a fresh event loop, closing the engine's clients afterwards."""
+    async def go() -> list[Completion]:
+        try:
+            return list(await asyncio.gather(*(engine.chat(request(t)) for t in texts)))
+        finally:
+            await engine.aclose()
+    return asyncio.run(go())
+
+
 def stream_once(engine: OpenAIEngine, req: ChatRequest | None = None) -> list[StreamDelta]:
     async def go() -> list[StreamDelta]:
         try:
