@@ -8,7 +8,7 @@ sensitive than wall time to other load on a shared machine).
 
     python benchmarks/bench_harness.py [--records 4096] [--concurrency 32 256] [--paths lean sdk]
 
-`--paths lean sdk` sets the current non-streamed hot path (engine/openai_raw.py) beside the openai SDK's
+`--paths lean sdk` sets the current non-streamed hot path (engine/openai/raw.py) beside the openai SDK's
 raw post that it replaced, in the same run.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import EngineOptions, SamplingParams, create_engine  # noqa: E402
-from engine.openai_clients import ClientFactory  # noqa: E402
+from engine.openai.clients import ClientFactory  # noqa: E402
 from harness.generate import GenerateConfig, run_generation  # noqa: E402
 from sweep.provenance import cpu_name  # noqa: E402
 from tasks import Item, get_task  # noqa: E402

@@ -8,7 +8,7 @@ from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOpti
 # name -> "module:Class"; adding a backend is one module plus one line here.
 ENGINES: dict[str, str] = {
     "native": "engine.native.backend:NativeEngine",
-    "openai": "engine.openai_backend:OpenAIEngine",
+    "openai": "engine.openai.backend:OpenAIEngine",
 }
 
 

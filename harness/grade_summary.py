@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,34 @@ KEY_TO_FIELD = {
     "mean_completion_tokens": "mean_completion_tokens", "per_category": "per_category", "per_item": "per_item",
     "task_options": "task_options", "provenance": "provenance", "graded_at": "graded_at", "note": "note",
 }
+
+
+@dataclass(frozen=True)
+class GroupScore:
+    """One row of per_category (items) or per_item (samples, correct): Pass@1 over its samples."""
+
+    pass1: float | None
+    pass1_stderr: float | None = None
+    items: int | None = None
+    samples: int | None = None
+    correct: int | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "GroupScore":
+        return cls(pass1=data.get("pass@1"), pass1_stderr=data.get("pass@1_stderr"), items=data.get("items"),
+                   samples=data.get("samples"), correct=data.get("correct"))
+
+
+@dataclass(frozen=True)
+class HleScores:
+    """HLE's official numbers (in percent) among a summary's task metrics."""
+
+    accuracy: float
+    accuracy_ci95_half_width: float | None = None
+    accuracy_n: int | None = None
+    calibration_error: float | None = None  # None: fewer judged samples with a confidence than one bin
+    calibration_error_corrected: float | None = None
+    calibration_not_computable: str | None = None  # why calibration_error is None
 
 
 @dataclass
@@ -45,6 +73,23 @@ class GradeSummary:
     @property
     def judge_id(self) -> str:
         return self.judge["id"]
+
+    @property
+    def judge_config(self) -> dict[str, Any]:
+        return self.judge.get("config") or {}
+
+    @property
+    def hle(self) -> HleScores | None:
+        """HLE's accuracy and calibration error; None for a summary without them (other tasks)."""
+        if self.task_metrics.get("accuracy") is None:
+            return None
+        return HleScores(**{f.name: self.task_metrics.get(f.name) for f in fields(HleScores)})
+
+    def category_scores(self) -> dict[str, GroupScore]:
+        return {name: GroupScore.from_dict(row) for name, row in (self.per_category or {}).items()}
+
+    def item_scores(self) -> dict[str, GroupScore]:
+        return {name: GroupScore.from_dict(row) for name, row in (self.per_item or {}).items()}
 
     def add_notes(self, *notes: str | None) -> None:
         """Join notes (torn tail, a generate still running) onto the one already there."""

@@ -4,7 +4,6 @@ filled (prefilled) before timing; then whole decode steps are timed. With `[para
 requests-per-DP-rank), so one engine holds N x R."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from sweep.config import SweepConfig
 from sweep.devices import check_device, gpus_note
 from sweep.engine_session import PromptMaker, build_engine, describe, drain
 from sweep.runner import Measurement, Outcome
-from sweep.timing import maybe_profile, median, synchronize
+from sweep.timing import maybe_profile, median, timed
 
 DEFINITIONS = {
     "latency_ms": "median wall time of one decode step over all R requests, device-synchronised (ms)",
@@ -113,11 +112,7 @@ class DecodeSweep:
 
     def _decode_step(self, requests: int) -> tuple[float, int, tuple[int, int] | None]:
         """(seconds, tokens emitted, (drafts, accepted drafts) or None) for one step over all R requests."""
-        synchronize(self.device)
-        t0 = time.perf_counter()
-        out = self.engine.step()
-        synchronize(self.device)
-        elapsed = time.perf_counter() - t0
+        elapsed, out = timed(self.engine.step, self.device)
         st = out.stats
         if st.num_preempted or st.num_seqs != requests or st.num_prefill_tokens or st.num_decode_tokens < requests:
             raise MemoryError(f"KV cache out of memory: step ran {st.num_seqs} of {requests} requests "

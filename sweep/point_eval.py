@@ -13,10 +13,13 @@ import json
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sweep.config import SweepConfig
 from sweep.engine_session import engine_options
+
+if TYPE_CHECKING:
+    from harness.grade_summary import GradeSummary
 
 EVAL_KEYS = {"task", "limit", "samples", "data", "max_tokens", "concurrency", "seed", "judge"}
 ENGINE_KINDS = ("prefill", "decode")
@@ -79,16 +82,16 @@ def evaluate(cfg: SweepConfig, device: str, out_dir: Path) -> dict[str, Any] | N
     if summary is None:
         print(f"eval: {spec.task} at this configuration -> {run_dir}", file=sys.stderr)
         summary = asyncio.run(_generate_and_grade(cfg, device, spec, run_dir))
-    counts = summary.get("counts", {})
-    return {"task": spec.task, "judge": summary["judge"]["id"], "run_dir": str(run_dir),
-            "pass@1": summary["pass@1"], "pass@1_stderr": summary["pass@1_stderr"],
-            "coverage_complete": summary["coverage_complete"], "expected": counts.get("expected"),
-            "graded": counts.get("graded"), "items": summary.get("items"),
-            "samples_per_item": summary.get("samples_per_item"),
+    counts = summary.counts
+    return {"task": spec.task, "judge": summary.judge_id, "run_dir": str(run_dir),
+            "pass@1": summary.pass1, "pass@1_stderr": summary.pass1_stderr,
+            "coverage_complete": summary.coverage_complete, "expected": counts.get("expected"),
+            "graded": counts.get("graded"), "items": summary.items,
+            "samples_per_item": summary.samples_per_item,
             "configuration": {"dtype": cfg.dtype, "nextn": cfg.nextn, "engine": cfg.engine, "parallel": cfg.parallel}}
 
 
-def _finished_summary(run_dir: Path, judge: str) -> dict[str, Any] | None:
+def _finished_summary(run_dir: Path, judge: str) -> GradeSummary | None:
     """A complete earlier eval of the same configuration (resume), else None."""
     from harness.grade_summary import read_summary
     from harness.rundir import RunDir
@@ -97,11 +100,11 @@ def _finished_summary(run_dir: Path, judge: str) -> dict[str, Any] | None:
     path = RunDir(run_dir).summary_path(create_judge(judge).judge_id)
     if not path.is_file():
         return None
-    summary = read_summary(path).to_dict()
-    return summary if summary.get("coverage_complete") else None
+    summary = read_summary(path)
+    return summary if summary.coverage_complete else None
 
 
-async def _generate_and_grade(cfg: SweepConfig, device: str, spec: EvalSpec, run_dir: Path) -> dict[str, Any]:
+async def _generate_and_grade(cfg: SweepConfig, device: str, spec: EvalSpec, run_dir: Path) -> GradeSummary:
     from engine import SamplingParams, create_engine
     from harness.generate import GenerateConfig, limit_items, load_task_data, run_generation
     from harness.grade import grade_run
@@ -120,4 +123,4 @@ async def _generate_and_grade(cfg: SweepConfig, device: str, spec: EvalSpec, run
         await run_generation(gen, engine, items, cfg.model)
     finally:
         await engine.aclose()
-    return (await grade_run(run_dir, create_judge(spec.judge), show_progress=False)).to_dict()
+    return await grade_run(run_dir, create_judge(spec.judge), show_progress=False)

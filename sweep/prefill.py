@@ -5,7 +5,6 @@ timed steps walk every offset of the context, as a long-context prefill does.
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from sweep.config import SweepConfig
 from sweep.devices import check_device, gpus_note
 from sweep.engine_session import PromptMaker, build_engine, describe, drain
 from sweep.runner import Measurement, Outcome
-from sweep.timing import maybe_profile, median, synchronize
+from sweep.timing import maybe_profile, median, timed
 
 DEFINITIONS = {
     "latency_ms": "median wall time of one engine step (prefill only), device-synchronised (ms)",
@@ -68,11 +67,7 @@ class PrefillSweep:
             self.engine.add_request(prompt, SamplingParams(max_tokens=1))
         steps = []
         while self.engine.has_unfinished():
-            synchronize(self.device)
-            t0 = time.perf_counter()
-            out = self.engine.step()
-            synchronize(self.device)
-            elapsed = time.perf_counter() - t0
+            elapsed, out = timed(self.engine.step, self.device)
             st = out.stats
             errors = [o.error for o in out.outputs if o.finish_reason == "error"]
             if errors:

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from engine.openai_endpoints import scrub, split_base_url
+from engine.openai.endpoints import scrub, split_base_url
 from sweep.config import SweepConfig
 from sweep.cost_tiers import tier_prices
 from sweep.runner import Measurement, Outcome

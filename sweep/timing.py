@@ -5,9 +5,11 @@ import contextlib
 import statistics
 import time
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, TypeVar
 
 import torch
+
+T = TypeVar("T")
 
 
 def synchronize(device: str) -> None:
@@ -36,21 +38,23 @@ def maybe_profile(trace_path: Path | None) -> Iterator[None]:
     prof.export_chrome_trace(str(trace_path))
 
 
+def timed(step: Callable[[], T], device: str) -> tuple[float, T]:
+    """(seconds, result) of one call of `step`, bracketed by device synchronisation."""
+    synchronize(device)
+    t0 = time.perf_counter()
+    result = step()
+    synchronize(device)
+    return time.perf_counter() - t0, result
+
+
 def time_steps(step: Callable[[], object], warmup: int, measured: int, device: str,
                trace_path: Path | None = None) -> list[float]:
     """Seconds per measured call of `step`, each bracketed by device synchronisation."""
     for _ in range(warmup):
         step()
     synchronize(device)
-    times = []
     with maybe_profile(trace_path):
-        for _ in range(measured):
-            synchronize(device)
-            t0 = time.perf_counter()
-            step()
-            synchronize(device)
-            times.append(time.perf_counter() - t0)
-    return times
+        return [timed(step, device)[0] for _ in range(measured)]
 
 
 def median(values: list[float]) -> float:

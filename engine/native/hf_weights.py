@@ -73,8 +73,10 @@ def _qwen_moe(cfg: dict) -> dict:
                               if i not in dense and (i + 1) % step == 0]}
 
 
-def read_hf_tensors(folder: Path) -> dict[str, torch.Tensor]:
+def read_hf_tensors(folder: str | Path) -> dict[str, torch.Tensor]:
+    """Every tensor of a folder's *.safetensors files (the one folder reader: HF models, DeepSeek, vision)."""
     from safetensors.torch import load_file
+    folder = Path(folder)
     files = sorted(folder.glob("*.safetensors"))
     if not files:
         raise EngineError(f"{folder}: no *.safetensors files (other weight formats are not supported)")

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from engine import ENGINES, EngineOptions, SamplingParams, create_engine
-from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
+from engine.openai.params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.commands.arg_types import (non_negative_float, non_negative_int, positive_float, positive_int,
                                        probability)
 from engine.native.model_registry import DEFAULT_MODEL

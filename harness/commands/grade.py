@@ -6,7 +6,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from engine.openai_params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
+from engine.openai.params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.commands.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
 from harness.commands.native_flags import add_engine_arguments, engine_fields, flags_given
 from harness.grade import grade_run

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
-from dataclasses import asdict
 from pathlib import Path
 
 from harness.commands.native_flags import add_engine_arguments, engine_flags
@@ -69,70 +67,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="write torch profiler traces and mark records profiled (also PROFILE=1)")
 
 
-def _make_impl(mode: str, cfg, device: str):
-    if mode == "encoder":
-        from sweep.encoder import EncoderSweep
-        return EncoderSweep(cfg, device)
-    if mode == "prefill":
-        from sweep.prefill import PrefillSweep
-        return PrefillSweep(cfg, device)
-    if mode == "decode":
-        from sweep.decode import DecodeSweep
-        return DecodeSweep(cfg, device)
-    from sweep.serve import ServeSweep
-    return ServeSweep(cfg)
-
-
 def run(args: argparse.Namespace) -> int:
-    from sweep.config import load_config
     from sweep.cost import CostInputs
-    from sweep.plot import plot_results
+    from sweep.orchestrate import configure, plot_only, sla_request, wants_profile
 
-    cfg = load_config(args.tag)
-    if cfg.kind != args.mode:
-        raise ValueError(f"tag {cfg.tag!r} is a {cfg.kind} config ({cfg.path}); run `sweep {cfg.kind} {cfg.tag}`")
-    serve = dict(cfg.serve)
-    if args.base_url:
-        serve["base_url"] = args.base_url
-    if args.served_model:
-        serve["model"] = args.served_model
-    if args.gpu_type:
-        serve["gpu_type"] = args.gpu_type
-    if args.tier_prices:
-        from sweep.cost_tiers import parse_tier_prices
-        serve["tier_prices"] = parse_tier_prices(args.tier_prices)
-    sla = None
-    if args.sla:
-        if args.mode != "serve":
-            raise ValueError("--sla applies to the serving sweep only")
-        from sweep.sla import parse_sla
-        sla = (parse_sla(args.sla), args.sla_over, args.sla_min, args.sla_max)
-    cfg = cfg.with_overrides(context=args.context, nextn=args.nextn, accept=args.accept, points=args.points,
-                             warmup_steps=args.warmup_steps, measured_steps=args.measured_steps, serve=serve)
+    cfg = configure(args.tag, args.mode, base_url=args.base_url, served_model=args.served_model,
+                    gpu_type=args.gpu_type, tier_prices=args.tier_prices, context=args.context, nextn=args.nextn,
+                    accept=args.accept, points=args.points, warmup_steps=args.warmup_steps,
+                    measured_steps=args.measured_steps)
+    sla = sla_request(args.mode, args.sla, args.sla_over, args.sla_min, args.sla_max) if args.sla else None
     out_dir = Path(args.out_dir) / cfg.tag
-    results = out_dir / "results.jsonl"
     if args.plot_only:
-        if not results.exists():
-            raise FileNotFoundError(f"no results to plot: {results}")
-        print(plot_results(results))
-        if args.compare:
-            print(plot_results(results, args.compare))
-        return 0
+        return plot_only(out_dir, args.compare)
     cost = CostInputs(args.price_per_gpu_hour, args.utilization, args.power_kw, args.pue, args.price_per_kwh)
-    profile = args.profile or os.environ.get("PROFILE", "0") not in ("", "0")
-    if profile and args.mode == "serve":
-        print("note: PROFILE is ignored by the serving sweep (the server is another process)", file=sys.stderr)
-        profile = False
-    return _run_sweep(args.mode, cfg, out_dir, cost, profile, args.compare, sla)
+    return _run_sweep(args.mode, cfg, out_dir, cost, wants_profile(args.mode, args.profile), args.compare, sla)
 
 
 def _run_sweep(mode, cfg, out_dir: Path, cost, profile: bool, compare: list[str], sla=None) -> int:
-    import torch
-
-    from sweep import provenance
-    from sweep.plot import plot_results
+    from sweep.orchestrate import run_on_ranks
     from sweep.ranks import init_ranks, model_parallel_ranks
-    from sweep.runner import run_sweep
 
     if mode == "serve" and int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise ValueError("the serving sweep is a single client process; run it without torchrun")
@@ -143,77 +96,4 @@ def _run_sweep(mode, cfg, out_dir: Path, cost, profile: bool, compare: list[str]
             return run_worker(device=cfg.device, threads=cfg.threads)
     else:
         ranks = init_ranks(cfg.device)
-    threads_before = torch.get_num_threads()
-    impl = None
-    try:
-        if cfg.dp > 1 and not ranks.distributed and ranks.is_main:
-            print(f"note: {cfg.tag} asks for dp={cfg.dp} ranks; launch under torchrun "
-                  f"(bash sweep/run_sweep.sh does) - running 1 rank", file=sys.stderr)
-        if cfg.threads:
-            torch.set_num_threads(cfg.threads)
-        device = ranks.device_for(cfg.device)
-        accuracy = _point_accuracy(cfg, device, out_dir) if ranks.is_main else None  # before the sweep's engine loads
-        impl = _make_impl(mode, cfg, device)
-        extra = {"tag": cfg.tag, "config_path": cfg.path, "model": cfg.model, "config": asdict(cfg)}
-        if mode == "serve":  # only the public part of the URL: its query and user:password are secrets
-            extra["base_url"] = extra["config"]["serve"]["base_url"] = impl.base.public
-        prov = provenance.collect(device, cfg.dtype if mode != "serve" else None, ranks.layout(), extra)
-        if sla:
-            records = _sla_search(impl, cfg, ranks, out_dir, cost, prov, sla)
-        else:
-            records = run_sweep(impl, cfg, ranks, out_dir, cost, prov, profile,
-                                plot=lambda path, _cfg: plot_results(path), accuracy=accuracy)
-        if ranks.is_main and compare:
-            print(f"compare chart: {plot_results(out_dir / 'results.jsonl', compare)}", file=sys.stderr)
-    finally:
-        torch.set_num_threads(threads_before)  # in-process callers (tests) keep their setting
-        if impl is not None:
-            impl.close()  # idempotent; after a failure it still releases tp/ep worker ranks
-        ranks.close()
-    if not ranks.is_main:
-        return 0
-    print(out_dir / "results.jsonl")
-    return 1 if any(r.status == "error" for r in records) else 0
-
-
-def _point_accuracy(cfg, device: str, out_dir: Path) -> dict | None:
-    """The tag's [eval] graded at its engine configuration; a failed eval is recorded, the sweep still runs."""
-    from sweep.point_eval import eval_spec, evaluate
-
-    spec = eval_spec(cfg)  # a malformed [eval] table stops here, before anything runs
-    if spec is None:
-        return None
-    try:
-        return evaluate(cfg, device, out_dir)
-    except Exception as exc:  # noqa: BLE001 - the speed numbers are still worth measuring
-        print(f"eval failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return {"task": spec.task, "error": f"{type(exc).__name__}: {exc}"[:2000], "coverage_complete": False,
-                "pass@1": None}
-
-
-def _sla_search(impl, cfg, ranks, out_dir: Path, cost, prov, sla) -> list:
-    """Bisect the serving load for the SLA; every probe is a recorded point, the answer goes to sla.json."""
-    from sweep import sla as sla_search
-    from sweep.plot import plot_results
-    from sweep.records import ResultsFile, point_key
-    from sweep.runner import run_sweep
-
-    written: list = []
-
-    def run_point(point):
-        impl.only = [point]
-        written.extend(run_sweep(impl, cfg, ranks, out_dir, cost, prov))
-        return ResultsFile(out_dir / "results.jsonl").latest()[point_key("serve", point)]
-
-    slos, over, lo, hi = sla
-    result = sla_search.run_search(impl, slos, over, lo, hi, run_point)
-    path = sla_search.write(result, out_dir)
-    best = result.best_point
-    if best is None:
-        print(f"SLA: no load in the searched range meets {slos}; see {path}", file=sys.stderr)
-    else:
-        load = best["concurrency"] if over == "concurrency" else best["rate"]
-        print(f"SLA: highest {over} meeting {slos}: {load} (request_goodput "
-              f"{result.best_metrics.get('request_goodput') or 0:.3g}/s); {path}", file=sys.stderr)
-    print(f"chart: {plot_results(out_dir / 'results.jsonl')}", file=sys.stderr)
-    return written
+    return run_on_ranks(mode, cfg, ranks, out_dir, cost, profile, compare, sla)

@@ -46,12 +46,11 @@ def _overview_rows(runs: list[RunData]) -> list[dict[str, Any]]:
         if not run.summaries:
             rows.append({**base, "judge": None, "valid": False})
         for s in run.summaries.values():
-            se = s.get("pass@1_stderr")
-            rows.append({**base, "judge": s["judge"]["id"], "pass1": s.get("pass@1"),
-                         "ci95": ci95_half_width(se), "pass_k": s.get("pass@k") or {},
-                         "counts": s["counts"], "valid": bool(s.get("coverage_complete")),
-                         "count_keys": [*COUNT_ORDER, *(k for k in s["counts"] if k not in COUNT_ORDER + NOT_STATUS_COUNTS)],
-                         "date": s.get("graded_at") or spec.created_at})
+            rows.append({**base, "judge": s.judge_id, "pass1": s.pass1,
+                         "ci95": ci95_half_width(s.pass1_stderr), "pass_k": s.pass_k or {},
+                         "counts": s.counts, "valid": s.coverage_complete,
+                         "count_keys": [*COUNT_ORDER, *(k for k in s.counts if k not in COUNT_ORDER + NOT_STATUS_COUNTS)],
+                         "date": s.graded_at or spec.created_at})
     return rows
 
 
@@ -62,17 +61,18 @@ def _task_tables(runs: list[RunData]) -> list[dict[str, Any]]:
         by_task[run.spec.task].append(run)
     tables = []
     for task, task_runs in by_task.items():
-        columns = [{"label": f"{r.path} · {s['judge']['id']}", "rid": r.rid, "summary": s}
+        columns = [{"label": f"{r.path} · {s.judge_id}", "rid": r.rid, "categories": s.category_scores(),
+                    "items": s.item_scores()}
                    for r in task_runs for s in r.summaries.values()]
         if not columns:
             continue
-        cats = sorted({c for col in columns for c in col["summary"].get("per_category", {})})
-        cat_rows = [{"name": c, "cells": [col["summary"].get("per_category", {}).get(c) for col in columns]} for c in cats]
+        cats = sorted({c for col in columns for c in col["categories"]})
+        cat_rows = [{"name": c, "cells": [col["categories"].get(c) for col in columns]} for c in cats]
         items = list(dict.fromkeys(i for r in task_runs for i in r.spec.item_ids))
         item_rows = []
         for i in items:
-            cells = [col["summary"].get("per_item", {}).get(i) for col in columns]
-            values = [c["pass@1"] for c in cells if c]
+            cells = [col["items"].get(i) for col in columns]
+            values = [c.pass1 for c in cells if c and c.pass1 is not None]
             item_rows.append({"id": i, "cells": cells, "spread": (max(values) - min(values)) if values else 0.0})
         shown = sorted(item_rows, key=lambda r: -r["spread"])[:HEATMAP_MAX_ITEMS] if len(item_rows) > HEATMAP_MAX_ITEMS \
             else item_rows
@@ -119,10 +119,10 @@ def _hle_sections(runs: list[RunData]) -> list[dict[str, Any]]:
     out = []
     for run in runs:
         for judge, s in run.summaries.items():
-            if s.get("accuracy") is None:
+            if s.hle is None:
                 continue
             bins = _reliability_bins(run.grades.get(judge, {}))
-            out.append({"run": run.path, "judge": s["judge"]["id"], "summary": s, "bins": bins,
+            out.append({"run": run.path, "judge": s.judge_id, "scores": s.hle, "bins": bins,
                         "svg": reliability_diagram(bins) if any(b["n"] for b in bins) else None})
     return out
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from harness.errors import RunDirError
+from harness.grade_summary import GradeSummary
 from records import GenerationRecord, GradeRecord
 from harness.rundir import GENERATIONS, RunDir, RunSpec, is_run_or_grades_dir
 from sweep.records import ResultsFile, SweepRecord
@@ -19,7 +20,7 @@ class RunData:
     rid: str  # short id used in file names and the page ("r0", "r1", ...)
     path: str
     spec: RunSpec
-    summaries: dict[str, dict[str, Any]]  # judge dir name -> summary.json
+    summaries: dict[str, GradeSummary]  # judge dir name -> its summary.json
     grades: dict[str, dict[tuple[str, int], GradeRecord]] = field(default_factory=dict)
 
     def generations(self) -> Iterator[GenerationRecord]:
@@ -65,7 +66,7 @@ def load_run(rid: str, path: Path) -> RunData:
     data = RunData(rid=rid, path=str(path), spec=spec, summaries={})
     for judge in run.list_judges():
         try:
-            data.summaries[judge] = run.read_summary(judge).to_dict()  # the templates read the file's keys
+            data.summaries[judge] = run.read_summary(judge)
         except RunDirError as exc:  # grades without a summary: keep the samples, say why the numbers are missing
             print(f"warning: {exc}", file=sys.stderr)
         data.grades[judge] = {g.key: g for g in run.read_grades(judge)}

@@ -38,18 +38,19 @@ def format_pass1(p: float | None, stderr: float | None, coverage_complete: bool)
     return text if coverage_complete else f"{text} NOT VALID"
 
 
-def format_hle(summary: dict[str, Any]) -> str:
+def format_hle(accuracy: float | None, half_width: float | None, calibration_error: float | None) -> str:
     """HLE's official numbers (already in percent): accuracy with its 95% Wald half-width, calibration error."""
-    if summary.get("accuracy") is None:
+    if accuracy is None:
         return ""
-    text = f"accuracy {summary['accuracy']:.1f}% ± {summary.get('accuracy_ci95_half_width') or 0:.1f}%"
-    cal = summary.get("calibration_error")
+    text = f"accuracy {accuracy:.1f}% ± {half_width or 0:.1f}%"
+    cal = calibration_error
     return text + (f", calibration error {cal:.1f}%" if cal is not None else ", calibration error n/a (< 100 samples)")
 
 
 def format_summary_line(run_dir: str | Path, summary: GradeSummary) -> str:
     c = summary.counts
-    hle = format_hle(summary.task_metrics)
+    scores = summary.hle
+    hle = format_hle(scores.accuracy, scores.accuracy_ci95_half_width, scores.calibration_error) if scores else ""
     # summaries written before 'ambiguous' and the hybrid judge existed lack those counts
     deciders = (f"; decided by rules {c['decided_by_rules']}, llm {c['decided_by_llm']}"
                 if "decided_by_rules" in c else "")
@@ -83,15 +84,16 @@ def summary_records(run_dirs: list[str], by: str | None = None) -> tuple[list[di
                    "pass@1_stderr": s.pass1_stderr, "coverage_complete": s.coverage_complete,
                    "completed": c["expected"] - c["missing"] - c["generation_error"] - c["judge_error"],
                    "expected": c["expected"]}
-            for key in ("accuracy", "accuracy_ci95_half_width", "calibration_error"):
-                if s.task_metrics.get(key) is not None:
-                    row[key] = s.task_metrics[key]
+            if s.hle:
+                row |= {k: v for k, v in (("accuracy", s.hle.accuracy),
+                                          ("accuracy_ci95_half_width", s.hle.accuracy_ci95_half_width),
+                                          ("calibration_error", s.hle.calibration_error)) if v is not None}
             if by == "category":
                 coverage = category_coverage(run, j, spec)
-                for cat, v in (s.per_category or {}).items():
+                for cat, v in s.category_scores().items():
                     completed, expected = coverage.get(cat, (0, 0))
-                    rows.append({**row, "category": cat, "items": v["items"], "pass@1": v["pass@1"],
-                                 "pass@1_stderr": v.get("pass@1_stderr"), "completed": completed,
+                    rows.append({**row, "category": cat, "items": v.items, "pass@1": v.pass1,
+                                 "pass@1_stderr": v.pass1_stderr, "completed": completed,
                                  "expected": expected, "coverage_complete": completed == expected})
             else:
                 rows.append(row)
@@ -134,7 +136,8 @@ def display_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         shown["judge"] = r["judge"] or "(not graded)"
         shown["pass@1"] = format_pass1(r["pass@1"], r["pass@1_stderr"], r["coverage_complete"]) if r["judge"] else "-"
         shown["coverage"] = f"{r['completed']}/{r['expected']}" + ("" if r["coverage_complete"] else " incomplete")
-        shown["hle"] = format_hle(r) if "category" not in r else ""
+        shown["hle"] = format_hle(r.get("accuracy"), r.get("accuracy_ci95_half_width"),
+                                  r.get("calibration_error")) if "category" not in r else ""
         rows.append(shown)
     return rows
 

@@ -9,7 +9,7 @@ import uuid
 from typing import Any
 
 from engine.base import ChatRequest, Completion, Engine, SamplingParams
-from engine.openai_faults import backoff_delay
+from engine.openai.faults import backoff_delay
 from judges.base import JudgeConfigError
 from judges.llm.parsing import ParseError, ParsedVerdict, parse_reply
 from judges.llm.prompt import RESPONSE_FORMAT

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine.base import Engine, EngineError, EngineOptions
-from engine.openai_endpoints import split_base_url
-from engine.openai_params import RequestParams
+from engine.openai.endpoints import split_base_url
+from engine.openai.params import RequestParams
 from judges.base import Judge, JudgeError, Verdict
 from judges.llm.asking import PARAMETER_FLAGS, AskFailed, VerdictAsker
 from judges.llm.cache import VerdictCache, cache_key, default_cache_root
@@ -40,7 +40,7 @@ def openai_judge_engine(model: str, base_urls: list[str], api_key_env: str, time
                         retry_base_delay_s: float, token_param: str, send_temperature: str | bool,
                         reasoning_effort: str | None) -> Engine:
     """The OpenAI backend as a judge's engine; with no URL, OPENAI_BASE_URL or OpenAI's own API."""
-    from engine.openai_backend import PLACEHOLDER_KEY, OpenAIEngine
+    from engine.openai.backend import PLACEHOLDER_KEY, OpenAIEngine
 
     urls = base_urls or [os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL]
     engine = OpenAIEngine(model, urls, api_key=os.environ.get(api_key_env) or PLACEHOLDER_KEY,

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterator
 
 from engine import ChatRequest, EngineOptions, SamplingParams, create_engine
-from engine.openai_clients import aiohttp_available
+from engine.openai.clients import aiohttp_available
 from tests.support import Reply, ScriptedServer
 
 REPO = Path(__file__).resolve().parents[2]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.openai_clients import aiohttp_available
+from engine.openai.clients import aiohttp_available
 from tests.engine import helpers
 
 TRANSPORTS = ["httpx"] + (["aiohttp"] if aiohttp_available() else [])

@@ -5,7 +5,7 @@ import asyncio
 from typing import Any
 
 from engine import ChatRequest, Completion, EngineOptions, SamplingParams, StreamDelta, create_engine
-from engine.openai_backend import OpenAIEngine
+from engine.openai.backend import OpenAIEngine
 
 
 HTTP_TRANSPORT = "auto"  # set per test by the http_transport fixture in tests/engine/conftest.py
@@ -32,6 +32,16 @@ def chat_once(engine: OpenAIEngine, req: ChatRequest | None = None) -> Completio
     async def go() -> Completion:
         try:
             return await engine.chat(req or request())
+        finally:
+            await engine.aclose()
+    return asyncio.run(go())
+
+
+def chat_all(engine: OpenAIEngine, texts: list[str]) -> list[Completion]:
+    """One concurrent request per text in a fresh event loop, closing the engine's clients afterwards."""
+    async def go() -> list[Completion]:
+        try:
+            return list(await asyncio.gather(*(engine.chat(request(t)) for t in texts)))
         finally:
             await engine.aclose()
     return asyncio.run(go())

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine import EngineError
-from engine.openai_params import RequestParams, is_reasoning_model, rejected_parameter
+from engine.openai.params import RequestParams, is_reasoning_model, rejected_parameter
 from tests.engine.helpers import chat_once, make_engine, request, stream_once
 from tests.support import Reply, ScriptedServer
 from tests.support.reasoning_model import MAX_TOKENS_REJECTED, TEMPERATURE_REJECTED, reasoning_model

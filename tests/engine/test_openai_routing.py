@@ -6,8 +6,8 @@ import asyncio
 import pytest
 
 from engine import ChatRequest, EngineError, SamplingParams
-from engine.openai_clients import aiohttp_available, resolve_transport
-from tests.engine.helpers import chat_once, make_engine, request
+from engine.openai.clients import aiohttp_available, resolve_transport
+from tests.engine.helpers import chat_all, chat_once, make_engine, request
 from tests.support import Reply, ScriptedServer, echo, fail_then, unused_url
 
 pytestmark = pytest.mark.usefixtures("http_transport")
@@ -141,14 +141,7 @@ def test_image_content_parts_reach_the_server_unchanged(scripted_server: Scripte
 
 def test_256_concurrent_requests_complete(scripted_server: ScriptedServer):
     scripted_server.set_handler(lambda body: Reply(text=body["messages"][-1]["content"], delay_s=0.05))
-    engine = make_engine(scripted_server.base_url)
-
-    async def run():
-        try:
-            return await asyncio.gather(*(engine.chat(request(f"question {i}")) for i in range(256)))
-        finally:
-            await engine.aclose()
-    completions = asyncio.run(run())
+    completions = chat_all(make_engine(scripted_server.base_url), [f"question {i}" for i in range(256)])
     assert [c.text for c in completions] == [f"question {i}" for i in range(256)]
     assert scripted_server.max_in_flight > 64  # they really were in flight together
 
@@ -177,7 +170,7 @@ def test_a_dropped_reply_fails_over_but_keeps_the_server_in_rotation():
 def test_a_server_without_a_model_list_is_accepted_with_a_warning(caplog: pytest.LogCaptureFixture):
     with ScriptedServer() as server:
         engine = make_engine(server.url + "/api")  # not where this server serves: every path is a 404
-        with caplog.at_level("WARNING", logger="engine.openai_backend"):
+        with caplog.at_level("WARNING", logger="engine.openai.backend"):
             asyncio.run(engine.check_ready())
         assert "answered 404" in caplog.text and "/v1" in caplog.text
         completion = chat_once(engine)
@@ -201,13 +194,6 @@ def test_auto_transport_keeps_httpx_when_a_proxy_is_configured(monkeypatch: pyte
 
 def test_retries_under_concurrency_each_request_once_rate_limited(scripted_server: ScriptedServer):
     scripted_server.set_handler(fail_then(1, 429, then=echo))
-    engine = make_engine(scripted_server.base_url)
-
-    async def run():
-        try:
-            return await asyncio.gather(*(engine.chat(request(f"q{i}")) for i in range(128)))
-        finally:
-            await engine.aclose()
-    completions = asyncio.run(run())
+    completions = chat_all(make_engine(scripted_server.base_url), [f"q{i}" for i in range(128)])
     assert [c.text for c in completions] == [f"q{i}" for i in range(128)]
     assert {c.attempts for c in completions} == {2} and len(scripted_server.requests) == 256

@@ -8,8 +8,8 @@ from urllib.parse import parse_qs, quote
 import pytest
 
 from engine.base import EngineError
-from engine.openai_backend import OpenAIEngine
-from engine.openai_endpoints import split_base_url
+from engine.openai.backend import OpenAIEngine
+from engine.openai.endpoints import split_base_url
 from harness.cli import main
 from tests.judges_llm.helpers import JUDGE_MODEL, verdict_json
 from tests.support.scripted_server import InOrder, Reply, ScriptedServer

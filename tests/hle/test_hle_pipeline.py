@@ -93,7 +93,7 @@ def test_persistent_judge_failure_then_rerun_retries_only_those(tmp_path, monkey
 
     with ScriptedServer(broken_for_one, model=JUDGE_MODEL) as server:
         # the grade CLI has no retry-delay flag: skip the backoff sleeps so the test stays fast
-        monkeypatch.setattr("engine.openai_backend.backoff_delay", lambda *args, **kwargs: 0.0)  # the judge's engine
+        monkeypatch.setattr("engine.openai.backend.backoff_delay", lambda *args, **kwargs: 0.0)  # the judge's engine
         assert grade_llm(run, server) == 3
         s, _ = summary_of(run)
         assert s["counts"]["judge_error"] == 1 and s["coverage_complete"] is False
@@ -106,7 +106,7 @@ def test_persistent_judge_failure_then_rerun_retries_only_those(tmp_path, monkey
 
 
 def test_generate_hle_over_http_sends_image_parts(tmp_path):
-    pytest.importorskip("engine.openai_backend", reason="the openai backend is not in this tree")
+    pytest.importorskip("engine.openai.backend", reason="the openai backend is not in this tree")
     def model(body):
         content = body["messages"][-1]["content"]
         question = content if isinstance(content, str) else content[0]["text"]

@@ -89,7 +89,7 @@ def test_image_parts_reach_the_server_through_the_openai_client(demo):
 
 
 def test_image_parts_reach_the_server_through_the_openai_engine(demo):
-    pytest.importorskip("engine.openai_backend", reason="the openai backend is not in this tree")
+    pytest.importorskip("engine.openai.backend", reason="the openai backend is not in this tree")
     from engine import EngineOptions, create_engine
 
     task, _, image_item = demo

@@ -74,6 +74,15 @@ def open_first_row(browser) -> None:
     wait_for(lambda: js(browser, "return document.getElementById('hr-detail').getAttribute('data-item')"), what="detail")
 
 
+def open_item_sample(browser, index: Path, run: Path, item: str) -> None:
+    """The first of the item's two samples in one run, opened in the viewer."""
+    open_report(browser, index)
+    choose_run(browser, run)
+    filter_item(browser, item)
+    wait_for(lambda: js(browser, "return document.querySelectorAll('#hr-list tbody tr').length") == 2, what="filter")
+    open_first_row(browser)
+
+
 def test_overview_numbers_match_summary_json(browser, built):
     paths, index = built
     open_report(browser, index)
@@ -108,11 +117,7 @@ def test_heat_map_hle_and_sweeps_are_drawn(browser, built):
 
 def test_click_through_to_a_long_sample(browser, built):
     paths, index = built
-    open_report(browser, index)
-    choose_run(browser, paths["a"])
-    filter_item(browser, LONG_ITEM)
-    wait_for(lambda: js(browser, "return document.querySelectorAll('#hr-list tbody tr').length") == 2, what="filter")
-    open_first_row(browser)
+    open_item_sample(browser, index, paths["a"], LONG_ITEM)
     detail = js(browser, """var d = document.getElementById('hr-detail'); return {item: d.dataset.item,
         target: d.querySelector('.target').textContent, folded: d.querySelectorAll('details.fold').length,
         extracted: Array.from(d.querySelectorAll('.judge')).map(j => [j.dataset.judge, j.querySelector('.extracted').textContent])}""")
@@ -141,11 +146,7 @@ def test_disagreement_filter_lists_exactly_the_judges_disagreements(browser, bui
 
 def test_injected_markup_is_shown_as_text_and_never_runs(browser, built):
     paths, index = built
-    open_report(browser, index)
-    choose_run(browser, paths["a"])
-    filter_item(browser, INJECTED_ITEM)
-    wait_for(lambda: js(browser, "return document.querySelectorAll('#hr-list tbody tr').length") == 2, what="filter")
-    open_first_row(browser)
+    open_item_sample(browser, index, paths["a"], INJECTED_ITEM)
     shown = js(browser, """var d = document.getElementById('hr-detail'); return {
         response: d.querySelector('.response').textContent, scripts: d.querySelectorAll('script, img, b').length,
         reasons: Array.from(d.querySelectorAll('.reason')).map(r => r.textContent), pwned: window.__pwned === undefined ? null : window.__pwned}""")

@@ -14,31 +14,27 @@ def tiny_model(tmp_path_factory) -> Path:
     return write_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
 
 
-def prefill_config(folder: Path, model: Path, points: str = "[16, 64, 128]") -> Path:
-    return write_config(folder, "tiny-pre", f"""kind = "prefill"
+def engine_config(folder: Path, tag: str, kind: str, model: Path, points: str, measured_steps: int,
+                  engine: str) -> Path:
+    return write_config(folder, tag, f"""kind = "{kind}"
 model = "{model}"
 threads = 1
 context = 64
 warmup_steps = 1
-measured_steps = 2
+measured_steps = {measured_steps}
 points = {points}
 [engine]
-kv_cache_gib = 0.001
+{engine}
 """)
+
+
+def prefill_config(folder: Path, model: Path, points: str = "[16, 64, 128]") -> Path:
+    return engine_config(folder, "tiny-pre", "prefill", model, points, 2, "kv_cache_gib = 0.001")
 
 
 def decode_config(folder: Path, model: Path, points: str, kv_gib: float = 0.001, fill: str = "unique") -> Path:
-    return write_config(folder, "tiny-dec", f"""kind = "decode"
-model = "{model}"
-threads = 1
-context = 64
-warmup_steps = 1
-measured_steps = 3
-points = {points}
-[engine]
-kv_cache_gib = {kv_gib}
-decode_fill = "{fill}"
-""")
+    engine = f'kv_cache_gib = {kv_gib}\ndecode_fill = "{fill}"'
+    return engine_config(folder, "tiny-dec", "decode", model, points, 3, engine)
 
 
 def test_prefill_sweep_times_whole_prefill_steps(tiny_model, tmp_path: Path):

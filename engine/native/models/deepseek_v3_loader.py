@@ -122,15 +122,9 @@ def build_state(tensors: dict[str, torch.Tensor], args: DeepseekV3Args, source: 
 
 def read_folder(folder: str | Path) -> tuple[dict, dict[str, torch.Tensor]]:
     """config.json and every *.safetensors tensor of an HF-style folder."""
-    from safetensors.torch import load_file
+    from engine.native.hf_weights import read_hf_tensors
     folder = Path(folder)
     cfg_path = folder / "config.json"
     if not cfg_path.is_file():
         raise EngineError(f"{folder}: no config.json")
-    files = sorted(folder.glob("*.safetensors"))
-    if not files:
-        raise EngineError(f"{folder}: no *.safetensors files")
-    tensors: dict[str, torch.Tensor] = {}
-    for f in files:
-        tensors.update(load_file(str(f)))
-    return json.loads(cfg_path.read_text()), tensors
+    return json.loads(cfg_path.read_text()), read_hf_tensors(folder)

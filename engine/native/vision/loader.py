@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 
+from engine.native.hf_weights import read_hf_tensors
 from engine.native.vision.config import VisionConfig
 from engine.native.vision.model import VisionEncoder
 
@@ -74,12 +75,7 @@ def load_vision_encoder(folder: str | Path, dtype: torch.dtype = torch.float32,
     """Build the encoder from config.json + safetensors; missing or unexpected tensors are named."""
     folder = Path(folder)
     cfg, is_hf = _read_config(folder)
-    files = sorted(folder.glob("*.safetensors"))
-    if not files:
-        raise FileNotFoundError(f"{folder}: no *.safetensors file")
-    tensors: dict[str, torch.Tensor] = {}
-    for f in files:
-        tensors.update(load_file(str(f)))
+    tensors = read_hf_tensors(folder)
     if is_hf:
         tensors = _from_hf(tensors)
     model = VisionEncoder(cfg)

@@ -12,8 +12,8 @@ import asyncio
 import json
 from typing import Any
 
-from engine.openai_endpoints import split_base_url
-from engine.openai_faults import RETRYABLE_4XX, Fault, parse_retry_after
+from engine.openai.endpoints import split_base_url
+from engine.openai.faults import RETRYABLE_4XX, Fault, parse_retry_after
 
 
 class FaultError(Exception):

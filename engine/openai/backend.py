@@ -1,7 +1,7 @@
 """The `openai` engine: any OpenAI-compatible server (vLLM, SGLang, TensorRT-LLM, the built-in server).
 
 Streamed requests go through the official `openai` client, and non-streamed ones through a lean aiohttp
-post on the aiohttp transport (engine/openai_raw.py), both with no retries of their own, so the policy here
+post on the aiohttp transport (engine/openai/raw.py), both with no retries of their own, so the policy here
 is the only one: exponential backoff with full jitter on 429, 5xx, 408/409, timeouts, connection errors and
 malformed replies; failover to another base URL on connection errors. A request that still fails
 comes back as Completion(finish_reason="error", error=...), never as response text.
@@ -18,12 +18,12 @@ from typing import Any, AsyncIterator
 from openai import AsyncStream
 
 from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, StreamDelta
-from engine.openai_clients import ClientFactory, resolve_transport
-from engine.openai_endpoints import Endpoint, EndpointPool, normalise_base_url, scrub, split_base_url
-from engine.openai_faults import Fault, backoff_delay, classify, httpx_lib
-from engine.openai_params import RequestParams, rejection_hint
-from engine.openai_raw import FaultError
-from engine.openai_replies import StreamState, parse_completion
+from engine.openai.clients import ClientFactory, resolve_transport
+from engine.openai.endpoints import Endpoint, EndpointPool, normalise_base_url, scrub, split_base_url
+from engine.openai.faults import Fault, backoff_delay, classify, httpx_lib
+from engine.openai.params import RequestParams, rejection_hint
+from engine.openai.raw import FaultError
+from engine.openai.replies import StreamState, parse_completion
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +35,7 @@ class _Retry:
 
     def __init__(self, engine: "OpenAIEngine"):
         self.engine = engine
+        self.started = time.perf_counter()
         self.attempts = 0
         self.retries = 0
         self.adjustments = 0  # request parameters changed after a 400 that named one
@@ -58,6 +59,18 @@ class _Retry:
         log.debug("retry %d in %.3fs after %s", self.retries, delay, self.engine.redact(fault.describe()))
         await asyncio.sleep(delay)
         return True
+
+    def next_endpoint(self) -> tuple[Endpoint, Any]:
+        """Count an attempt and take the least-busy endpoint (and client shard) not dead for this request."""
+        self.attempts += 1
+        return self.engine.pool.acquire(self.dead)
+
+    def succeeded(self, completion: Completion, endpoint: Endpoint) -> Completion:
+        """A reply came: its endpoint is up; the completion gets the request's latency and attempt count."""
+        self.engine.pool.mark_up(endpoint)
+        completion.latency_s = time.perf_counter() - self.started
+        completion.attempts = self.attempts
+        return completion
 
 
 class OpenAIEngine(Engine):
@@ -100,7 +113,7 @@ class OpenAIEngine(Engine):
             raise EngineError(str(exc)) from None
         self.http_transport = resolve_transport(http_transport)
         # aiohttp picks a pooled connection in O(1); httpx scans its whole pool per request, so it gets
-        # many small pools instead (see engine/openai_endpoints.py).
+        # many small pools instead (see engine/openai/endpoints.py).
         shards = 1 if self.http_transport == "aiohttp" else max(1, pool_shards)
         self._factory = ClientFactory(self._api_key, self.request_timeout_s, self.http_transport,
                                       max(1, -(-max_connections // shards)))
@@ -173,23 +186,20 @@ class OpenAIEngine(Engine):
             fault.message = rejection_hint(fault.message, self.model, *self.parameter_flags)
         return False
 
-    def _failed(self, retry: _Retry, fault: Fault, endpoint: Endpoint, started: float,
-                partial: str | None = None) -> Completion:
+    def _failed(self, retry: _Retry, fault: Fault, endpoint: Endpoint, partial: str | None = None) -> Completion:
         outcome = "not retried" if not fault.retryable else f"gave up after {retry.attempts} attempt(s)"
         error = self.redact(f"{fault.describe()} (from {endpoint.name}; {outcome})")
-        completion = Completion.failed(error, latency_s=time.perf_counter() - started, attempts=retry.attempts)
+        completion = Completion.failed(error, latency_s=time.perf_counter() - retry.started, attempts=retry.attempts)
         completion.extra.update(error_kind=fault.kind, status=fault.status)
         if partial:
             completion.extra["partial_text"] = partial
         return completion
 
     async def chat(self, request: ChatRequest) -> Completion:
-        started = time.perf_counter()
-        body = self._body(request, stream=False)
         retry = _Retry(self)
+        body = self._body(request, stream=False)
         while True:
-            retry.attempts += 1
-            endpoint, shard = self.pool.acquire(retry.dead)
+            endpoint, shard = retry.next_endpoint()
             try:
                 completion = parse_completion(await self._post_chat(shard, endpoint, body))
             except FaultError as exc:
@@ -197,21 +207,18 @@ class OpenAIEngine(Engine):
             except Exception as exc:
                 fault = classify(exc)
             else:
-                self.pool.mark_up(endpoint)
-                completion.latency_s = time.perf_counter() - started
-                completion.attempts = retry.attempts
-                return completion
+                return retry.succeeded(completion, endpoint)
             finally:
                 self.pool.release(endpoint, shard)
             if self._learned_from(fault, body, retry):
                 body = self._body(request, stream=False)
                 continue
             if not await retry.again(fault, endpoint):
-                return self._failed(retry, fault, endpoint, started)
+                return self._failed(retry, fault, endpoint)
 
     async def _post_chat(self, shard: Any, endpoint: Endpoint, body: dict[str, Any]) -> bytes:
         """The reply body of one non-streamed request. On the aiohttp transport a lean session skips the SDK's
-        request machinery (most of the client's CPU per request, engine/openai_raw.py); else the SDK's raw post
+        request machinery (most of the client's CPU per request, engine/openai/raw.py); else the SDK's raw post
         (no parameter transform or response models), so a reply that is no completion reads as malformed."""
         if shard.raw is None and self.http_transport == "aiohttp":
             shard.raw = self._factory.raw_session(endpoint.url)
@@ -222,29 +229,24 @@ class OpenAIEngine(Engine):
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
         """SSE streaming; faults before the first token are retried, later ones end the stream with an error."""
-        started = time.perf_counter()
-        body = self._body(request, stream=True)
         retry = _Retry(self)
+        body = self._body(request, stream=True)
         while True:
-            retry.attempts += 1
-            endpoint, shard = self.pool.acquire(retry.dead)
+            endpoint, shard = retry.next_endpoint()
             state = StreamState()
             sse: AsyncStream[dict] | None = None
             try:
                 sse = await shard.client.post("/chat/completions", body=body, cast_to=dict, stream=True,
                                               stream_cls=AsyncStream[dict])
                 async for chunk in sse:
-                    delta = state.add(chunk, time.perf_counter() - started)
+                    delta = state.add(chunk, time.perf_counter() - retry.started)
                     if delta is not None:
                         yield delta
                 completion = state.finish()
             except Exception as exc:
                 fault = classify(exc)
             else:
-                self.pool.mark_up(endpoint)
-                completion.latency_s = time.perf_counter() - started
-                completion.attempts = retry.attempts
-                yield StreamDelta(text="", token_count=0, final=completion)
+                yield StreamDelta(text="", token_count=0, final=retry.succeeded(completion, endpoint))
                 return
             finally:
                 if sse is not None:
@@ -259,7 +261,7 @@ class OpenAIEngine(Engine):
             if state.emitted or not await retry.again(fault, endpoint):
                 # Text already reached the caller cannot be taken back, so no retry after the first token.
                 yield StreamDelta(text="", token_count=0,
-                                  final=self._failed(retry, fault, endpoint, started, "".join(state.text)))
+                                  final=self._failed(retry, fault, endpoint, "".join(state.text)))
                 return
 
     async def _probe(self, endpoint: Endpoint) -> tuple[list[str] | None, str | None]:

@@ -15,8 +15,8 @@ import openai
 from openai import AsyncOpenAI
 
 from engine.base import EngineError
-from engine.openai_endpoints import split_base_url
-from engine.openai_faults import httpx_lib
+from engine.openai.endpoints import split_base_url
+from engine.openai.faults import httpx_lib
 
 TRANSPORTS = ("auto", "aiohttp", "httpx")
 _PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
@@ -71,10 +71,10 @@ class ClientFactory:
                            **split_base_url(url).client_kwargs())
 
     def raw_session(self, url: str):
-        """The lean aiohttp session for non-streamed chat (engine.openai_raw); None on the httpx transport."""
+        """The lean aiohttp session for non-streamed chat (engine.openai.raw); None on the httpx transport."""
         if self.transport != "aiohttp":
             return None
-        from engine.openai_raw import RawSession
+        from engine.openai.raw import RawSession
         if self._ssl_context is None:
             self._ssl_context = httpx_lib.create_ssl_context()
         return RawSession(url, self.api_key, self.timeout.read or 600.0, self.max_connections, KEEPALIVE_S,

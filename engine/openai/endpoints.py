@@ -126,7 +126,7 @@ for _name in ("httpx", "httpx2", "openai._base_client", "aiohttp.client"):
 class Shard:
     client: AsyncOpenAI
     in_flight: int = 0
-    raw: Any = None  # engine.openai_raw.RawSession for the non-streamed hot path, made on first use
+    raw: Any = None  # engine.openai.raw.RawSession for the non-streamed hot path, made on first use
 
 
 @dataclass

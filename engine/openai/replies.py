@@ -5,7 +5,7 @@ import json
 from typing import Any
 
 from engine.base import Completion, StreamDelta
-from engine.openai_faults import MalformedReply, ServerReportedError, normalise_finish_reason
+from engine.openai.faults import MalformedReply, ServerReportedError, normalise_finish_reason
 
 
 def _content_text(content: Any) -> str:
