@@ -107,7 +107,7 @@ class EngineOptions:
     needs. None means "the backend's default"."""
 
     model: str | None = None
-    # OpenAI-compatible servers (engine/openai_backend.py)
+    # OpenAI-compatible servers (engine/openai/backend.py)
     base_urls: list[str] = field(default_factory=list)
     api_key_env: str = "OPENAI_API_KEY"
     request_timeout_s: float = 600.0
@@ -141,11 +141,6 @@ class EngineOptions:
     dist_timeout_s: float = 300.0
     chat_template_kwargs: dict[str, Any] | None = None
 
-    @property
-    def extra(self) -> dict[str, Any]:
-        """The OpenAI tuning fields that are set, as the OpenAI backend's from_options reads them (a view of
-        typed fields, not a store)."""
-        return {name: getattr(self, name) for name in OPENAI_TUNING_FIELDS if getattr(self, name) is not None}
 
 
 class Engine(ABC):

@@ -17,7 +17,7 @@ from typing import Any, AsyncIterator
 
 from openai import AsyncStream
 
-from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, StreamDelta
+from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOptions, OPENAI_TUNING_FIELDS, StreamDelta
 from engine.openai.clients import ClientFactory, resolve_transport
 from engine.openai.endpoints import Endpoint, EndpointPool, normalise_base_url, scrub, split_base_url
 from engine.openai.faults import Fault, backoff_delay, classify, httpx_lib
@@ -129,9 +129,7 @@ class OpenAIEngine(Engine):
             raise EngineError("the openai engine needs --base-url, e.g. http://127.0.0.1:8000/v1 "
                               "(repeat it to spread requests over several servers)")
         env = options.api_key_env
-        known = ("max_retry_delay_s", "down_cooldown_s", "http_transport", "max_connections", "pool_shards",
-                 "continuous_usage_stats", "extra_body", "token_param", "send_temperature")
-        tuning = {k: v for k, v in options.extra.items() if k in known}
+        tuning = {k: getattr(options, k) for k in OPENAI_TUNING_FIELDS if getattr(options, k) is not None}
         return cls(model=options.model, base_urls=list(options.base_urls),
                    api_key=(os.environ.get(env) if env else None) or PLACEHOLDER_KEY, api_key_env=env,
                    request_timeout_s=options.request_timeout_s, max_retries=options.max_retries,

@@ -102,11 +102,16 @@ def test_generate_and_serve_flags_become_the_same_typed_options(argv, want):
         assert {name: getattr(options, name) for name in want} == want
 
 
-def test_openai_request_fields_are_typed_and_its_tuning_view_holds_only_what_was_set():
+def test_openai_request_fields_are_typed_and_reach_the_backend_only_when_set():
+    from engine.openai.backend import OpenAIEngine
     args = build_parser().parse_args([*GENERATE, "--engine", "openai", "--token-param", "max_tokens"])
     options = EngineOptions(model="m", base_urls=["http://h/v1"], http_transport="httpx", **request_param_fields(args))
     assert options.token_param == "max_tokens" and options.send_temperature is None
-    assert options.extra == {"http_transport": "httpx", "token_param": "max_tokens"}
+    engine = OpenAIEngine.from_options(options)
+    default = OpenAIEngine.from_options(EngineOptions(model="m", base_urls=["http://h/v1"]))
+    assert engine.http_transport == "httpx" and default.http_transport != "httpx"
+    assert engine.params.token_param == "max_tokens"
+    assert engine.params.send_temperature == default.params.send_temperature
 
 
 def test_grade_takes_the_engine_flags_for_the_native_judge():
