@@ -47,15 +47,9 @@ def add_parallel_arguments(p: argparse.ArgumentParser, prefix: str = "") -> None
 
 
 def parallel_size(args: argparse.Namespace) -> int:
-    """The number of ranks --tp / --ep ask for (1 without them); both at once is an error."""
-    tp, ep = getattr(args, "tp", 1), getattr(args, "ep", 1)
-    for flag, n in (("--tp", tp), ("--ep", ep)):
-        if n < 1:
-            raise ValueError(f"{flag} must be >= 1, got {n}")
-    if tp > 1 and ep > 1:
-        raise ValueError(f"--tp {tp} and --ep {ep} together are not supported; use one of them "
-                         "(--tp: Llama family, --ep: DeepSeek-V3 experts)")
-    return max(tp, ep)
+    """The number of ranks --tp / --ep ask for (1 without them); the rules are engine.native.ranks.check_parallel's."""
+    from engine.native.ranks import check_parallel  # no torch at import
+    return check_parallel(getattr(args, "tp", 1), getattr(args, "ep", 1), getattr(args, "dp_attention", False))[0]
 
 
 def native_extra(args: argparse.Namespace) -> dict:
@@ -63,8 +57,6 @@ def native_extra(args: argparse.Namespace) -> dict:
     extra: dict = {} if args.int4 == "auto" else {"int4": args.int4 == "on"}
     if args.nextn:
         extra["nextn"] = args.nextn
-    if getattr(args, "dp_attention", False) and getattr(args, "ep", 1) < 2:
-        raise ValueError("--dp-attention splits requests over expert-parallel ranks; it needs --ep 2 or more")
     if parallel_size(args) > 1:
         flag = "tp" if getattr(args, "tp", 1) > 1 else "ep"
         extra[flag], extra["dist_timeout_s"] = getattr(args, flag), args.dist_timeout
@@ -78,11 +70,11 @@ def run_tp_worker(args: argparse.Namespace) -> int | None:
     nothing; returns their exit code, or None on rank 0 (and without either flag)."""
     if parallel_size(args) <= 1:
         return None
-    if int(os.environ.get("RANK", "0")) == 0:
+    from engine.native.rank_worker import serve_if_worker
+    code = serve_if_worker(device=args.device, threads=args.threads, timeout_s=args.dist_timeout)
+    if code is None:
         announce_rank_zero(args)
-        return None
-    from engine.native.tensor_parallel import run_worker
-    return run_worker(device=args.device, threads=args.threads, timeout_s=args.dist_timeout)
+    return code
 
 
 def announce_rank_zero(args: argparse.Namespace) -> None:
@@ -91,11 +83,13 @@ def announce_rank_zero(args: argparse.Namespace) -> None:
     import sys
     from pathlib import Path
 
+    from engine.native.ranks import launched
+
     if getattr(args, "out", None):
         what = f"writes the run to {Path(args.out).resolve()}"
     elif getattr(args, "port", None):
         what = f"serves HTTP on {args.host}:{args.port}"
     else:
         what = "runs the scheduler and writes the results"
-    print(f"rank 0 of {os.environ.get('WORLD_SIZE', '1')} is on host {socket.gethostname()} "
+    print(f"rank 0 of {launched().world_size} is on host {socket.gethostname()} "
           f"(node rank {os.environ.get('GROUP_RANK', '0')}): {what}", file=sys.stderr)
