@@ -7,17 +7,16 @@ so a dead peer ends a step with an error instead of a hang; `control` (gloo) car
 long timeout, because a server may sit idle for hours between requests. A peer that exits closes its
 sockets, which ends a pending wait at once on the others.
 
-Rank 0 drives: a runner's `call(method, *args)` sends (method, args) to every other rank, then runs the
+Rank 0 drives: `call(runner, method, *args)` sends (method, args) to every other rank, then runs the
 method itself; `serve_calls` is the other ranks' loop, `getattr(runner, method)(*args)` until rank 0 says
 stop (nano-vllm's pattern). torch is imported on first use, so the CLI's flag checks stay cheap.
 """
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from engine.base import EngineError
 
@@ -187,6 +186,14 @@ class ParallelGroup:
                               f"stopping") from exc
         return box[0]
 
+    def call(self, target: object, method: str, *args) -> Any:
+        """Rank 0: every rank runs target.method(*args), the others in serve_calls, this one last."""
+        try:
+            self.send((method, args))
+            return getattr(target, method)(*args)
+        except RuntimeError as exc:  # gloo/NCCL: a peer died, or a collective passed --dist-timeout
+            raise step_failure(self.rank, exc) from exc
+
     def leave(self) -> None:
         """Every rank, once the last message is through: wait for all, then tear the groups down (a rank that
         tore down while a peer still read from it would abort the process)."""
@@ -205,18 +212,9 @@ def join_parallel(size: int, device: torch.device, timeout_s: float, mode: str =
 
 
 def step_failure(rank: int, exc: BaseException) -> EngineError:
+    """What a rank reports when a step fails on it: the usual cause is another rank's death."""
     return EngineError(f"tensor parallel rank {rank}: a step failed ({type(exc).__name__}: {exc}); "
                        f"another rank may have died")
-
-
-@contextmanager
-def peer_failures(rank: int) -> Iterator[None]:
-    """Rank 0: a failed collective (gloo/NCCL raise RuntimeError when a peer died or a wait passed
-    --dist-timeout) as an EngineError naming the rank; the engine's own errors pass through."""
-    try:
-        yield
-    except RuntimeError as exc:
-        raise step_failure(rank, exc) from exc
 
 
 def serve_calls(group: ParallelGroup, runner: object) -> int:

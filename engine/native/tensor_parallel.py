@@ -14,7 +14,7 @@ from engine.native.device import dtype_name
 from engine.native.kv_cache import KVCache
 from engine.native.model_registry import REGISTRY, ResolvedModel
 from engine.native.model_runner import ModelRunner
-from engine.native.ranks import ParallelGroup, peer_failures
+from engine.native.ranks import ParallelGroup
 
 
 @dataclass
@@ -49,10 +49,8 @@ class ParallelRunner(ModelRunner):
             kv_cache.track_zeroes_for_peers()  # the MTP drafter zeroes blocks between forwards
 
     def call(self, method: str, *args):
-        """Rank 0: have every rank run self.method(*args), this one last (nano-vllm's call)."""
-        with peer_failures(self.group.rank):
-            self.group.send((method, args))
-            return getattr(self, method)(*args)
+        """Rank 0: every rank runs self.method(*args), this one last (nano-vllm's call)."""
+        return self.group.call(self, method, *args)
 
     # ---- rank 0: the engine's interface -------------------------------------------------------------
     def forward(self, input_ids, positions, attn):
