@@ -117,8 +117,8 @@ def join_world(device: str, timeout_s: float | None = None) -> None:
     accelerator must be current first (device_for / set_accelerator)."""
     dist = _dist()
     if not dist.is_initialized():
-        timeout = timedelta(seconds=timeout_s) if timeout_s is not None else None
-        dist.init_process_group(backend_for(device), **({"timeout": timeout} if timeout else {}))
+        limit = {} if timeout_s is None else {"timeout": timedelta(seconds=timeout_s)}  # else torch's default
+        dist.init_process_group(backend_for(device), **limit)
 
 
 def leave_world() -> None:
