@@ -70,9 +70,9 @@ def check_parallel(tp: int = 1, ep: int = 1, dp_attention: bool = False, world: 
         raise ParallelError("--dp-attention splits requests over expert-parallel ranks; it needs --ep 2 or more")
     size, mode = (ep, "ep") if ep > 1 else (tp, "tp")
     if world is not None and size > 1 and world != size:
-        raise ParallelError(f"--{mode} {size} needs {size} processes, but WORLD_SIZE is {world}; launch with "
-                            f"`torchrun --nproc-per-node {size} -m harness ... --{mode} {size}` "
-                            "(the sweeps: `bash sweep/run_sweep.sh`)")
+        raise ParallelError(f"--{mode} {size} (a sweep's [parallel] {mode} = {size}) needs {size} processes, but "
+                            f"WORLD_SIZE is {world}; launch with `torchrun --nproc-per-node {size} -m harness ... "
+                            f"--{mode} {size}` (a sweep: `bash sweep/run_sweep.sh`)")
     return size, mode
 
 

@@ -32,12 +32,14 @@ def test_check_parallel_gives_the_engine_size_and_mode(tp, ep, dpa, world, want)
     (2, 1, True, None, "it needs --ep 2 or more"),
     (0, 1, False, None, "--tp must be >= 1, got 0"),
     (1, -1, False, None, "--ep must be >= 1, got -1"),
-    (2, 1, False, 1, "--tp 2 needs 2 processes, but WORLD_SIZE is 1; launch with `torchrun --nproc-per-node 2"),
-    (1, 4, False, 2, "--ep 4 needs 4 processes, but WORLD_SIZE is 2"),
+    (2, 1, False, 1, "--tp 2 (a sweep's [parallel] tp = 2) needs 2 processes, but WORLD_SIZE is 1; launch with "
+                     "`torchrun --nproc-per-node 2"),
+    (1, 4, False, 2, "needs 4 processes, but WORLD_SIZE is 2; launch with `torchrun --nproc-per-node 4"),
 ])
 def test_check_parallel_refuses_what_cannot_run(tp, ep, dpa, world, message):
-    with pytest.raises(ParallelError, match=message.replace("(", r"\(")) as info:
+    with pytest.raises(ParallelError) as info:
         check_parallel(tp, ep, dpa, world)
+    assert message in str(info.value)
     # the engine reports EngineError and the command line ValueError: one error is both
     assert isinstance(info.value, EngineError) and isinstance(info.value, ValueError)
 
