@@ -35,7 +35,7 @@ def empty_part() -> Part:
 
 class DPAttentionRunner(ParallelRunner):
     """Every rank's runner under DP attention: rank 0 splits each step's batch by owning rank (see the module
-    doc) and calls step_parts; logits and close are the parallel runner's."""
+    doc) and calls forward_parts; logits and close are the parallel runner's."""
 
     def __init__(self, model, kv_cache, device, group):
         if not hasattr(model, "set_dp_rows"):
@@ -81,13 +81,13 @@ class DPAttentionRunner(ParallelRunner):
             for i, f in zip(g, first):
                 first_row[i] = offset + f
             offset += ids.shape[0]
-        return self.call("step_parts", parts, self.kv.take_zeroes_for_peers()), first_row
+        return self.call("forward_parts", parts, self.kv.take_zeroes_for_peers()), first_row
 
-    def step_parts(self, parts: list[Part], zero_blocks: list[int]) -> torch.Tensor:
+    def forward_parts(self, parts: list[Part], zero_blocks: list[int]) -> torch.Tensor:
         """Every rank: its own slice through the model, then every rank's final hidden rows, in rank order
         (every rank joins that gather, and every MoE layer's collectives, even with no rows of its own)."""
         rows = [p[0].shape[0] for p in parts]
         self.model.set_dp_rows(rows, self.group.rank)
-        hidden = self.step(*parts[self.group.rank], zero_blocks)
+        hidden = self.forward_shard(*parts[self.group.rank], zero_blocks)
         self.hidden = self.group.all_gather_rows(hidden, rows)
         return self.hidden

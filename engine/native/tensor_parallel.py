@@ -54,13 +54,13 @@ class ParallelRunner(ModelRunner):
 
     # ---- rank 0: the engine's interface -------------------------------------------------------------
     def forward(self, input_ids, positions, attn):
-        return self.call("step", input_ids, positions, attn, self.kv.take_zeroes_for_peers())
+        return self.call("forward_shard", input_ids, positions, attn, self.kv.take_zeroes_for_peers())
 
     def logits(self, hidden, rows):
         if not self.model.LOGITS_NEED_PEERS:  # a replicated head (expert parallelism): no call, no gather
             return super().logits(hidden, rows)
         self.hidden = hidden
-        return self.call("step_logits", rows)
+        return self.call("logits_shard", rows)
 
     def close(self) -> None:
         """Tell the other ranks to leave their loop (idempotent)."""
@@ -73,7 +73,7 @@ class ParallelRunner(ModelRunner):
                 pass  # a peer is already gone: the step that found out has reported it
 
     # ---- every rank ---------------------------------------------------------------------------------
-    def step(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata,
+    def forward_shard(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata,
              zero_blocks: list[int]) -> torch.Tensor:
         """This rank's shard over one step's inputs; first zero the KV blocks rank 0 handed out since the last."""
         if self.group.rank != 0:  # rank 0 zeroed them when it took the list
@@ -81,6 +81,6 @@ class ParallelRunner(ModelRunner):
         self.hidden = super().forward(input_ids, positions, attn)
         return self.hidden
 
-    def step_logits(self, rows: list[int]) -> torch.Tensor:
+    def logits_shard(self, rows: list[int]) -> torch.Tensor:
         """Logits of the last step's rows (every rank joins the vocab-parallel gather)."""
         return super().logits(self.hidden, rows)
