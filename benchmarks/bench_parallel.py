@@ -49,11 +49,12 @@ def rank_main(args: argparse.Namespace) -> None:
 
     from engine.base import SamplingParams
     from engine.native.llm_engine import LLMEngine
-    from engine.native.parallel import launched_ranks
-    from engine.native.tensor_parallel import run_worker
-    rank, world = launched_ranks()
-    if rank != 0:
-        sys.exit(run_worker(device=args.device, threads=args.threads))
+    from engine.native.rank_worker import serve_if_worker
+    from engine.native.ranks import launched
+    code = serve_if_worker(device=args.device, threads=args.threads)
+    if code is not None:
+        sys.exit(code)
+    world = launched().world_size
     split = {} if world == 1 else {"tp": world} if args.mode == "tp" else {"ep": world, "dp_attention": args.mode == "ep-dpa"}
     engine = LLMEngine(model=args.model, device=args.device, dtype="float32", threads=args.threads,
                        kv_cache_gib=0.05, ignore_eos=True, **split)

@@ -39,11 +39,16 @@ Layers, bottom up (one concept per file):
   llm.py             LLM: offline API, LLM(model=...).generate(prompts, SamplingParams) and .chat(...)
   backend.py         NativeEngine(engine.base.Engine): async chat/stream over a background engine thread;
                      aclose() ends every stream still in flight with an error naming the shutdown
-  parallel.py        torch.distributed groups under torchrun (gloo / NCCL / HCCL): compute and control
-  tensor_parallel.py rank 0 sends each step's prepared inputs; other ranks run their weight shard (--tp N)
-  dp_attention.py    DP attention under expert parallelism (--ep N --dp-attention): attention per rank for
-                     its own requests, routed experts split over the ranks and fed every rank's tokens
-  vision/            a ViT-style image encoder (config, safetensors loader, model) timed by the encoder sweep
+  ranks.py           the rank layer under torchrun: launch environment, backends (gloo / NCCL / HCCL), device
+                     per rank, compute and control groups with their timeouts, check_parallel (tp/ep rules),
+                     call(runner, method, *args) from rank 0 and the workers' serve_calls loop
+  tensor_parallel.py ParallelRunner: every rank's runner under --tp/--ep, rank 0's steps go through call
+  dp_attention.py    DPAttentionRunner: DP attention under expert parallelism (--ep N --dp-attention):
+                     attention per rank for its own requests, routed experts fed every rank's tokens
+  shard.py           what a rank builds: its model (or --tp/--ep shard), the KV cache bound to it, its runner
+  rank_worker.py     a worker rank's process, and serve_if_worker (the one "rank != 0 -> serve" switch)
+  vision/            a ViT-style image encoder (config.py, loader.py for safetensors, model.py) timed by
+                     the encoder sweep
 
 Extension points:
   * A model class is `nn.Module` with

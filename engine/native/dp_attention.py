@@ -17,54 +17,39 @@ blocks whose rows live on another rank.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
 from engine.base import EngineError
 from engine.native.attention import AttentionMetadata
-from engine.native.model_runner import ModelRunner
 from engine.native.sequence import Sequence
-from engine.native.tensor_parallel import TPModelRunner, _peer_failures
+from engine.native.tensor_parallel import ParallelRunner
+
+Part = tuple[torch.Tensor, torch.Tensor, AttentionMetadata]  # one rank's (ids, positions, attn) of a step
 
 
-@dataclass
-class DPStepMessage:
-    parts: list[tuple[torch.Tensor, torch.Tensor, AttentionMetadata]]  # one (ids, positions, attn) per rank
-    zero_blocks: list[int]
-
-
-def empty_part() -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata]:
+def empty_part() -> Part:
     """The inputs of a rank with no rows this step: it still joins every MoE layer's collectives."""
     none = torch.empty(0, dtype=torch.long)
     return none, none, AttentionMetadata(slot_mapping=none)
 
 
-def run_part(runner: ModelRunner, parallel, parts: list) -> torch.Tensor:
-    """This rank's forward over its slice of `parts`; then every rank's final hidden rows, in rank order
-    (every rank joins that gather, and every MoE layer's collectives, even with no rows of its own)."""
-    rows = [p[0].shape[0] for p in parts]
-    runner.model.set_dp_rows(rows, parallel.rank)
-    hidden = ModelRunner.forward(runner, *parts[parallel.rank])  # the plain forward: no step message
-    return parallel.all_gather_rows(hidden, rows)
+class DPAttentionRunner(ParallelRunner):
+    """Every rank's runner under DP attention: rank 0 splits each step's batch by owning rank (see the module
+    doc) and calls forward_parts; logits and close are the parallel runner's."""
 
-
-class DPAttentionRunner(TPModelRunner):
-    """Rank 0's runner under DP attention: splits each step's batch by owning rank (see the module doc)."""
-
-    def __init__(self, model, kv_cache, device, parallel):
+    def __init__(self, model, kv_cache, device, group):
         if not hasattr(model, "set_dp_rows"):
             raise EngineError(f"--dp-attention applies to DeepSeek-V3 models only, not {model.config.architecture!r}")
-        super().__init__(model, kv_cache, device, parallel)
+        super().__init__(model, kv_cache, device, group)
         self._owner: dict[str, tuple[int, Sequence]] = {}
-        self.rows_per_rank = [0] * parallel.size  # tokens each rank ran through attention (load balance)
+        self.rows_per_rank = [0] * group.size  # tokens each rank ran through attention (load balance)
         self.idle_rank_steps = 0  # steps where some rank had no rows (it still joined the MoE collectives)
 
     def _rank_of(self, seq: Sequence) -> int:
         got = self._owner.get(seq.request_id)
         if got is not None and got[1] is seq:
             return got[0]
-        load = [0] * self.parallel.size
+        load = [0] * self.group.size
         for rid, (r, s) in list(self._owner.items()):
             if s.is_finished:  # finished requests leave the table the first time a new request looks
                 del self._owner[rid]
@@ -75,8 +60,9 @@ class DPAttentionRunner(TPModelRunner):
         return rank
 
     def run(self, seqs: list[Sequence], chunks: list[list[int]]) -> tuple[torch.Tensor, list[int]]:
+        """Rank 0: each rank's slice of the batch, run on every rank; the hidden rows of all, in rank order."""
         owner = [self._rank_of(seq) for seq in seqs]
-        groups = [[i for i, r in enumerate(owner) if r == k] for k in range(self.parallel.size)]
+        groups = [[i for i, r in enumerate(owner) if r == k] for k in range(self.group.size)]
         parts, firsts = [], []
         for g in groups:
             if g:
@@ -95,6 +81,13 @@ class DPAttentionRunner(TPModelRunner):
             for i, f in zip(g, first):
                 first_row[i] = offset + f
             offset += ids.shape[0]
-        with _peer_failures():
-            self.parallel.send(DPStepMessage(parts, self.kv.take_zeroes_for_peers()))
-            return run_part(self, self.parallel, parts), first_row
+        return self.call("forward_parts", parts, self.kv.take_zeroes_for_peers()), first_row
+
+    def forward_parts(self, parts: list[Part], zero_blocks: list[int]) -> torch.Tensor:
+        """Every rank: its own slice through the model, then every rank's final hidden rows, in rank order
+        (every rank joins that gather, and every MoE layer's collectives, even with no rows of its own)."""
+        rows = [p[0].shape[0] for p in parts]
+        self.model.set_dp_rows(rows, self.group.rank)
+        hidden = self.forward_shard(*parts[self.group.rank], zero_blocks)
+        self.hidden = self.group.all_gather_rows(hidden, rows)
+        return self.hidden

@@ -17,15 +17,13 @@ from engine.native.block_manager import BlockManager
 from engine.native.config import EngineConfig
 from engine.native.detokenizer import Detokenizer
 from engine.native.device import dtype_name, resolve_device, resolve_dtype, set_threads
-from engine.native.kv_cache import KVCache
 from engine.native.model_registry import resolve_model
-from engine.native.model_runner import ModelRunner
-from engine.native.models import model_class
+from engine.native.ranks import check_parallel, device_for, join_parallel
 from engine.native.sampler import sample
 from engine.native.scheduler import ScheduledBatch, Scheduler
 from engine.native.sequence import Sequence
 from engine.native.tokenizer import Tokenizer, generation_eos_ids
-from engine.native.weight_cache import load_weights
+from engine.native.shard import build_shard, make_runner
 
 if TYPE_CHECKING:
     from engine.native.spec_decode import SpecStats
@@ -88,31 +86,19 @@ class LLMEngine:
         resolved = resolve_model(model)
         t0 = time.perf_counter()
         self.parallel = None
-        if tp > 1 and ep > 1:
-            raise EngineError(f"--tp {tp} and --ep {ep} together are not supported; use one of them")
-        if dp_attention and ep < 2:
-            raise EngineError("DP attention splits requests over expert-parallel ranks; it needs --ep 2 or more")
-        size, mode = (ep, "ep") if ep > 1 else (tp, "tp")
+        size, mode = check_parallel(tp, ep, dp_attention)
         self.parallel_sizes = {"tensor_parallel": tp, "expert_parallel": ep, "dp_attention": dp_attention}
         enable_prefix_caching = enable_prefix_caching and not dp_attention  # a hit's rows may be on another rank
+        kv_cache_bytes = int(kv_cache_gib * (1 << 30))
         if size > 1:  # this process is rank 0 of a torchrun launch (tensor_parallel.py)
-            from engine.native import tensor_parallel as tpar
-            from engine.native.parallel import init_parallel, rank_device
-            self.device = rank_device(self.device)
-            self.parallel = init_parallel(size, self.device, dist_timeout_s, mode)
-            self.parallel.send(tpar.hello_for(resolved, self.dtype, int(kv_cache_gib * (1 << 30)), block_size, mode))
-            weights, full_bytes = tpar.load_shard(resolved, self.dtype, self.parallel, mode)
-        else:
-            weights = load_weights(resolved, self.dtype)
+            from engine.native.tensor_parallel import Hello
+            self.device = device_for(self.device)
+            self.parallel = join_parallel(size, self.device, dist_timeout_s, mode)
+            self.parallel.send(Hello.of(resolved, self.dtype, kv_cache_bytes, block_size, mode, dp_attention))
+        shard = build_shard(resolved, self.dtype, self.device, kv_cache_bytes, block_size, self.parallel, mode)
+        weights, self.model, self.kv = shard.weights, shard.model, shard.kv
         self.model_name, self.model_path, self.model_sha256 = resolved.name, resolved.path, weights.sha256
         self.model_config = weights.config
-        cls = model_class(self.model_config.architecture)
-        if self.parallel is not None:  # load_shard checked that this class splits under the flag given
-            self.model = cls.from_weights(self.model_config, weights.tensors, self.dtype, self.device,
-                                          parallel=self.parallel)
-            self.weight_bytes = tpar.report_memory(self.model, self.parallel, full_bytes)
-        else:
-            self.model = cls.from_weights(self.model_config, weights.tensors, self.dtype, self.device)
         self.int4_bytes = self._enable_int4(int4, weights.tensors)
         del weights.tensors
         self.tokenizer = Tokenizer(weights.tokenizer_json, weights.chat_template, weights.special_tokens,
@@ -122,28 +108,17 @@ class LLMEngine:
         ctx = self.model_config.max_position
         if max_model_len is not None and max_model_len > ctx:
             raise EngineError(f"max_model_len {max_model_len} exceeds the model's context length {ctx}")
-        self.config = EngineConfig(kv_cache_bytes=int(kv_cache_gib * (1 << 30)), block_size=block_size,
+        self.config = EngineConfig(kv_cache_bytes=kv_cache_bytes, block_size=block_size,
                                    max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
                                    max_model_len=max_model_len or ctx, enable_prefix_caching=enable_prefix_caching,
                                    max_prefill_chunk=max_prefill_chunk)
-        # A tensor-parallel shard caches only its own KV heads (an expert-parallel rank caches them all).
-        kv_config = self.model.config if self.parallel is not None else self.model_config
-        self.kv = KVCache(cls.kv_cache_spec(kv_config), self.config.kv_cache_bytes, block_size,
-                          self.dtype, self.device)
-        self.model.bind_kv_cache(self.kv.caches)
         self.kv_bytes_per_token = self.kv.spec.bytes_per_token(self.dtype)  # all layers, K and V
         print(f"KV cache: {self.kv_bytes_per_token} bytes per token, {self.kv.num_blocks * block_size} tokens in "
               f"{self.kv.bytes / (1 << 20):.1f} MiB", file=sys.stderr)
         self.block_manager = BlockManager(self.kv.num_blocks, block_size, enable_prefix_caching,
                                           on_allocate=self.kv.zero_blocks)
         self.scheduler = Scheduler(self.config, self.block_manager)
-        if dp_attention:
-            from engine.native.dp_attention import DPAttentionRunner
-            self.runner = DPAttentionRunner(self.model, self.kv, self.device, self.parallel)
-        elif self.parallel is not None:
-            self.runner = tpar.TPModelRunner(self.model, self.kv, self.device, self.parallel)
-        else:
-            self.runner = ModelRunner(self.model, self.kv, self.device)
+        self.runner = make_runner(self.model, self.kv, self.device, self.parallel, dp_attention)
         # ignore_eos is for benchmarks that need a fixed number of output tokens.
         # generation_config.json's end-of-sequence ids win over config.json's, as in transformers.
         eos = generation_eos_ids(Path(resolved.path)) or self.model_config.eos_token_ids

@@ -99,9 +99,9 @@ def engine_fields(args: argparse.Namespace, flags: Iterable[EngineFlag] = NATIVE
     """The EngineOptions fields the parsed `flags` set (flags the parser lacks are left out); --PREFIX<name>."""
     dest = prefix.replace("-", "_")
     fields = {f.option: f.to_option(getattr(args, dest + f.dest)) for f in flags if hasattr(args, dest + f.dest)}
-    if fields.get("dp_attention") and fields.get("ep", 1) < 2:
-        raise ValueError("--dp-attention splits requests over expert-parallel ranks; it needs --ep 2 or more")
-    parallel_size(args)  # --tp and --ep together: one clear error before anything loads
+    from engine.native.ranks import check_parallel  # no torch at import
+    # --tp with --ep, or --dp-attention without --ep: one clear error before anything loads
+    check_parallel(fields.get("tp", 1), fields.get("ep", 1), fields.get("dp_attention", False))
     return fields
 
 
@@ -126,13 +126,9 @@ def chat_template_kwargs(args: argparse.Namespace) -> dict:
 
 
 def parallel_size(args: argparse.Namespace) -> int:
-    """The number of ranks --tp / --ep ask for (1 without them); both at once is an error (each is >= 1: its
-    argparse type checks that)."""
-    tp, ep = getattr(args, "tp", 1), getattr(args, "ep", 1)
-    if tp > 1 and ep > 1:
-        raise ValueError(f"--tp {tp} and --ep {ep} together are not supported; use one of them "
-                         "(--tp: Llama family, --ep: DeepSeek-V3 experts)")
-    return max(tp, ep)
+    """The number of ranks --tp / --ep ask for (1 without them); the rules are engine.native.ranks.check_parallel's."""
+    from engine.native.ranks import check_parallel  # no torch at import
+    return check_parallel(getattr(args, "tp", 1), getattr(args, "ep", 1), getattr(args, "dp_attention", False))[0]
 
 
 def run_tp_worker(args: argparse.Namespace) -> int | None:
@@ -140,11 +136,11 @@ def run_tp_worker(args: argparse.Namespace) -> int | None:
     nothing; returns their exit code, or None on rank 0 (and without either flag)."""
     if parallel_size(args) <= 1:
         return None
-    if int(os.environ.get("RANK", "0")) == 0:
+    from engine.native.rank_worker import serve_if_worker
+    code = serve_if_worker(device=args.device, threads=args.threads, timeout_s=args.dist_timeout)
+    if code is None:
         announce_rank_zero(args)
-        return None
-    from engine.native.tensor_parallel import run_worker
-    return run_worker(device=args.device, threads=args.threads, timeout_s=args.dist_timeout)
+    return code
 
 
 def announce_rank_zero(args: argparse.Namespace) -> None:
@@ -153,11 +149,13 @@ def announce_rank_zero(args: argparse.Namespace) -> None:
     import sys
     from pathlib import Path
 
+    from engine.native.ranks import launched
+
     if getattr(args, "out", None):
         what = f"writes the run to {Path(args.out).resolve()}"
     elif getattr(args, "port", None):
         what = f"serves HTTP on {args.host}:{args.port}"
     else:
         what = "runs the scheduler and writes the results"
-    print(f"rank 0 of {os.environ.get('WORLD_SIZE', '1')} is on host {socket.gethostname()} "
+    print(f"rank 0 of {launched().world_size} is on host {socket.gethostname()} "
           f"(node rank {os.environ.get('GROUP_RANK', '0')}): {what}", file=sys.stderr)

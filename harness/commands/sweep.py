@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from harness.commands.native_flags import add_engine_arguments, engine_flags
@@ -84,16 +83,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_sweep(mode, cfg, out_dir: Path, cost, profile: bool, compare: list[str], sla=None) -> int:
+    from engine.native.ranks import DIST_TIMEOUT_S, launched
     from sweep.orchestrate import run_on_ranks
     from sweep.ranks import init_ranks, model_parallel_ranks
 
-    if mode == "serve" and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+    if mode == "serve" and launched().world_size > 1:
         raise ValueError("the serving sweep is a single client process; run it without torchrun")
     if cfg.model_parallel > 1:
-        ranks = model_parallel_ranks(cfg.device, cfg.tp, cfg.ep)
-        if not ranks.is_main:  # serve rank 0's model steps until its engine closes; write nothing
-            from engine.native.tensor_parallel import run_worker
-            return run_worker(device=cfg.device, threads=cfg.threads)
+        from engine.native.rank_worker import serve_if_worker
+        ranks = model_parallel_ranks(cfg.device, cfg.tp, cfg.ep, cfg.dp_attention)
+        code = serve_if_worker(cfg.device, cfg.threads, DIST_TIMEOUT_S)  # rank 0's model steps; write nothing
+        if code is not None:
+            return code
     else:
         ranks = init_ranks(cfg.device)
     return run_on_ranks(mode, cfg, ranks, out_dir, cost, profile, compare, sla)

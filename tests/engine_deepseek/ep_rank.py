@@ -5,16 +5,16 @@ import json
 import sys
 
 from engine.base import SamplingParams
-from engine.native.parallel import launched_ranks
+from engine.native.rank_worker import serve_if_worker
+from engine.native.ranks import launched
 from engine.native.spec_engine import SpecLLMEngine
-from engine.native.tensor_parallel import run_worker
 from tests.engine_deepseek.conftest import run_requests
 
-rank, world = launched_ranks()
+world = launched().world_size
 model, out, nextn, dp_attention, job = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", \
     json.loads(sys.argv[5])
-if rank != 0:
-    sys.exit(run_worker(device="cpu", threads=1, timeout_s=60))
+if (code := serve_if_worker(device="cpu", threads=1, timeout_s=60)) is not None:
+    sys.exit(code)
 # The settings of conftest.build_engine, so the single-rank reference matches.
 engine = SpecLLMEngine(model=model, device="cpu", threads=1, block_size=4, kv_cache_gib=0.005, dtype="fp32",
                        max_num_batched_tokens=16, nextn=nextn, ep=world, dp_attention=dp_attention,

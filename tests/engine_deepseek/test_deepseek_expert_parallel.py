@@ -79,7 +79,7 @@ def test_shard_weights_reads_only_this_ranks_experts_and_mtp_on_rank_0(tiny_fold
 def test_tp_on_deepseek_and_ep_on_llama_are_clear_errors():
     from engine.native.models.deepseek_v3 import DeepseekV3Model
     from engine.native.models.llama import LlamaModel
-    from engine.native.tensor_parallel import check_mode
+    from engine.native.shard import check_mode
     with pytest.raises(EngineError, match="--tp does not apply to 'DeepseekV3ForCausalLM'.*use --ep"):
         check_mode(DeepseekV3Model, "tp", "DeepseekV3ForCausalLM")
     with pytest.raises(EngineError, match="--ep does not apply to 'llama'.*use --tp"):

@@ -7,7 +7,7 @@ import torch
 
 from engine.base import EngineError
 from engine.native.models import model_class
-from engine.native.tensor_parallel import check_mode
+from engine.native.shard import check_mode
 from tests.engine_models.conftest import hf_greedy, load_hf, make_family
 from tests.engine_native.test_tensor_parallel import _generate
 

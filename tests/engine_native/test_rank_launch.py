@@ -141,8 +141,8 @@ class FakeNPU:  # records what a rank asks of torch.npu
     def set_device(dev): calls.append(str(dev))
 torch.npu = FakeNPU
 os.environ["LOCAL_RANK"] = "3"
-from engine.native.parallel import rank_device
-dev = rank_device(torch.device("npu"))
+from engine.native.ranks import device_for
+dev = device_for(torch.device("npu"))
 # the sweeps' data-parallel ranks: a one-process gloo group stands in for the HCCL one it would form
 torch.distributed.init_process_group("gloo", init_method="tcp://127.0.0.1:" + sys.argv[1], rank=0, world_size=1)
 os.environ.update(WORLD_SIZE="2", RANK="1", LOCAL_RANK="1")

@@ -5,16 +5,16 @@ import sys
 
 from engine.base import SamplingParams
 from engine.native.llm import LLM
-from engine.native.parallel import launched_ranks
-from engine.native.tensor_parallel import run_worker
+from engine.native.rank_worker import serve_if_worker
+from engine.native.ranks import launched
 
-rank, world = launched_ranks()
+world = launched().world_size
 model, out = sys.argv[1], sys.argv[2]
 default = [[5, 9, 14, 3], [7, 7, 21, 30, 2, 11, 4, 8, 19]]
 prompts = json.loads(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else default
 mode = sys.argv[4] if len(sys.argv) > 4 else "tp"
-if rank != 0:
-    sys.exit(run_worker(device="cpu", threads=1, timeout_s=60))
+if (code := serve_if_worker(device="cpu", threads=1, timeout_s=60)) is not None:
+    sys.exit(code)
 llm = LLM(model=model, dtype="float32", threads=1, kv_cache_gib=0.02, dist_timeout_s=60, **{mode: world})
 outputs = llm.generate(prompts, SamplingParams(max_tokens=12, temperature=0.0))
 # The logits row the sampler sees for the first prompt's next token (a logits processor receives it).

@@ -63,7 +63,7 @@ class DeepseekV3Model(nn.Module):
     """Main model plus MTP modules; forward returns final-norm hidden states, compute_logits the vocab logits."""
 
     FP32_WEIGHTS = FP32_PARAMS  # the engine's weight cache keeps these fp32 whatever the model dtype
-    PARALLEL_MODE = "ep"  # the launch flag that splits this model over ranks (tensor_parallel.load_shard)
+    PARALLEL_MODE = "ep"  # the launch flag that splits this model over ranks (shard.load_shard)
     LOGITS_NEED_PEERS = False  # the head is replicated: rank 0 computes logits alone
 
     def __init__(self, args: DeepseekV3Args, num_mtp: int, ep_size: int = 1):

@@ -122,7 +122,7 @@ class LlamaLayer(nn.Module):
 class LlamaModel(nn.Module):
     """forward(input_ids, positions, attn) -> final-normed hidden states; compute_logits on chosen rows."""
 
-    PARALLEL_MODE = "tp"  # the launch flag that splits this model over ranks (tensor_parallel.load_shard)
+    PARALLEL_MODE = "tp"  # the launch flag that splits this model over ranks (shard.load_shard)
     LOGITS_NEED_PEERS = True  # vocab-parallel head: every rank joins the logits gather
     LAYER = LlamaLayer  # subclasses swap in their own layer (qwen3_moe.py)
 
