@@ -7,13 +7,13 @@ import sys
 from pathlib import Path
 
 from engine import ENGINES, EngineOptions, SamplingParams, create_engine
-from engine.openai.params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.commands.arg_types import (non_negative_float, non_negative_int, positive_float, positive_int,
                                        probability)
 from engine.native.model_registry import DEFAULT_MODEL
 from engine.reasoning import PARSERS
 from harness.commands.native_flags import (NATIVE_FLAGS, add_chat_template_argument, add_engine_arguments,
-                                           chat_template_kwargs, engine_fields, run_tp_worker)
+                                           add_request_param_arguments, chat_template_kwargs, engine_fields,
+                                           run_tp_worker)
 from harness.generate import (GenerateConfig, claim_run_dir, describe_result, limit_items, load_task_data,
                               run_generation)
 from tasks import TASKS, get_task
@@ -55,12 +55,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="retries per request on 429/5xx/timeouts/bad replies")
     p.add_argument("--retry-base-delay", type=non_negative_float, default=1.0,
                    help="seconds; backoff doubles per retry, with jitter")
-    p.add_argument("--token-param", choices=TOKEN_PARAM_CHOICES, default="auto",
-                   help="openai engine: the token limit's request field (auto: max_completion_tokens for OpenAI's "
-                        "o1/o3/o4/gpt-5 reasoning models, else max_tokens)")
-    p.add_argument("--send-temperature", choices=SEND_TEMPERATURE_CHOICES, default="auto",
-                   help="openai engine: send temperature and top_p (auto: not to OpenAI's reasoning models, which "
-                        "accept only their defaults)")
+    add_request_param_arguments(p)
     p.add_argument("--subset", help="task subset where the task has one (HLE: all|text|image)")
     p.add_argument("--hle-prompt", choices=HLE_PROMPTS, help="HLE system prompt: official (the HLE release's "
                    "wording, default) or harness (ours)")

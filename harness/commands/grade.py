@@ -6,9 +6,8 @@ import asyncio
 import sys
 from pathlib import Path
 
-from engine.openai.params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES
 from harness.commands.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
-from harness.commands.native_flags import add_engine_arguments, engine_fields, flags_given
+from harness.commands.native_flags import add_engine_arguments, add_request_param_arguments, engine_fields, flags_given
 from harness.grade import grade_run
 from harness.report import format_summary_line
 from harness.rundir import judge_kind, safe_judge_dir_name
@@ -40,12 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-concurrency", type=positive_int, default=16, help="LLM judge: requests in flight")
     p.add_argument("--judge-max-tokens", type=positive_int, help="LLM judge: token limit of a verdict")
     p.add_argument("--judge-temperature", type=float, help="LLM judge: sampling temperature (default 0)")
-    p.add_argument("--judge-send-temperature", choices=SEND_TEMPERATURE_CHOICES, default="auto",
-                   help="LLM judge: send the temperature (auto: not to OpenAI's o1/o3/o4/gpt-5 reasoning models, "
-                        "which accept only their default)")
-    p.add_argument("--judge-token-param", choices=TOKEN_PARAM_CHOICES, default="auto",
-                   help="LLM judge: the token limit's request field (auto: max_completion_tokens for OpenAI's "
-                        "reasoning models, else max_tokens)")
+    add_request_param_arguments(p, prefix="judge-", help_prefix="LLM judge: ")
     p.add_argument("--judge-reasoning-effort", help="LLM judge: reasoning_effort sent to a reasoning model "
                    "(e.g. low, medium, high; part of the judge id)")
     p.add_argument("--judge-max-retries", type=non_negative_int,

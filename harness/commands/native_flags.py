@@ -112,6 +112,18 @@ def flags_given(args: argparse.Namespace, flags: Iterable[EngineFlag] = ENGINE_F
             if getattr(args, dest + f.dest, None) not in (None, False, f.argparse.get("default"))]
 
 
+def add_request_param_arguments(p: argparse.ArgumentParser, prefix: str = "", help_prefix: str = "openai engine: ") -> None:
+    """--PREFIXtoken-param and --PREFIXsend-temperature: how an OpenAI-compatible server is asked (generate's
+    openai engine, grade's LLM judge)."""
+    from engine.openai.params import SEND_TEMPERATURE_CHOICES, TOKEN_PARAM_CHOICES  # no SDK at import
+    p.add_argument(f"--{prefix}token-param", choices=TOKEN_PARAM_CHOICES, default="auto",
+                   help=f"{help_prefix}the token limit's request field (auto: max_completion_tokens for OpenAI's "
+                        "o1/o3/o4/gpt-5 reasoning models, else max_tokens)")
+    p.add_argument(f"--{prefix}send-temperature", choices=SEND_TEMPERATURE_CHOICES, default="auto",
+                   help=f"{help_prefix}send temperature and top_p (auto: not to OpenAI's reasoning models, which "
+                        "accept only their defaults)")
+
+
 def add_chat_template_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chat-template-kwargs", metavar="JSON",
                    help="extra variables for the model's chat template, e.g. '{\"enable_thinking\": false}' "
