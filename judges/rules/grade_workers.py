@@ -25,8 +25,8 @@ from judges.base import Judge, JudgeConfigError, Verdict
 from judges.rules import sympy_pool
 from records import GenerationRecord
 
-BATCH = 256  # positions handed to a worker at once (a range: the worker holds the records already)
-FLUSH_S = 0.05  # a worker sends the verdicts it holds at least this often; see the clock rule below
+BATCH = 512  # positions handed to a worker at once (a range: the worker holds the records already)
+FLUSH_S = 0.2  # a worker sends the verdicts it holds at least this often (limit / 10 if less); see CLOCK below
 LARGE_RUN = 2_000  # from this many records on, grade with every core; below it one worker starts faster
 STARTUP_TIMEOUT_S = 60.0  # a fresh worker's start (and a sympy helper's) is never charged to a sample
 
@@ -38,9 +38,17 @@ STARTUP_TIMEOUT_S = 60.0  # a fresh worker's start (and a sympy helper's) is nev
 POSITION, CLOCK = 0, 1
 
 
+def usable_cores() -> int:
+    """Cores this process may run on (taskset, cgroup cpusets), not every core of the machine."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
 def worker_count(records: int) -> int:
-    """One worker for a small run; every core for a large one."""
-    return 1 if records < LARGE_RUN else max(1, min(os.cpu_count() or 1, records // (LARGE_RUN // 2)))
+    """One worker for a small run; every usable core for a large one."""
+    return 1 if records < LARGE_RUN else max(1, min(usable_cores(), records // (LARGE_RUN // 2)))
 
 
 def _safe_verdict(judge: Judge, record: GenerationRecord) -> Verdict:

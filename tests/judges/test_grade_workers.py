@@ -109,7 +109,7 @@ def test_verdicts_sent_in_groups_still_hold_the_per_sample_limit(tmp_path):
     from judges.rules import grade_workers
 
     n, stalls = 300, {"Answer: A #40", "Answer: C #130"}
-    assert 130 < grade_workers.BATCH
+    assert 130 < grade_workers.BATCH  # one batch: the stalls are in the middle of it
     records = [(i, _record(f"Answer: {'ABCD'[i % 4]} #{i}", target="ABCD"[i % 4])) for i in range(n)]
     judge, limit = SleepingJudge(tmp_path / "graded.log", stalls), 1.0
     start = time.monotonic()
