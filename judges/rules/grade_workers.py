@@ -12,6 +12,7 @@ started; the parent reads both and kills a worker only when its clock passes the
 from __future__ import annotations
 
 import gc
+import mmap
 import multiprocessing as mp
 import os
 import signal
@@ -19,6 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 from multiprocessing.connection import Connection, wait
 
 from judges.base import Judge, JudgeConfigError, Verdict
@@ -110,7 +112,7 @@ class _Worker:
 
     process: mp.process.BaseProcess
     conn: Connection
-    slot: object  # a shared array of two doubles: POSITION, CLOCK
+    slot: Any  # two shared doubles, POSITION and CLOCK: a memoryview (fork) or a RawArray (spawn)
     started: float
     ready: bool = False
     next: int = 0  # first position of its batch whose verdict has not come back
@@ -149,7 +151,7 @@ class WorkerPool:
 
     def _start(self) -> _Worker:
         parent, child = self._ctx.Pipe()
-        slot = self._ctx.RawArray("d", 2)
+        slot = _shared_doubles(2) if self._ctx.get_start_method() == "fork" else self._ctx.RawArray("d", 2)
         # held verdicts count against the current sample's clock: send them well within the limit
         flush_s = min(FLUSH_S, self.limit_s / 10)
         process = self._ctx.Process(target=_worker_main, args=(self.judge, self.items, child, slot, flush_s),
@@ -236,6 +238,12 @@ class WorkerPool:
             except OSError:
                 pass
             w.stop()
+
+
+def _shared_doubles(n: int) -> memoryview:
+    """n doubles in anonymous shared memory that a forked child shares: no file behind it, so a size limit
+    on files (RLIMIT_FSIZE) or a full /dev/shm cannot stop grading, as it would multiprocessing's RawArray."""
+    return memoryview(mmap.mmap(-1, 8 * n)).cast("d")
 
 
 def _readable(conn: Connection) -> bool:
