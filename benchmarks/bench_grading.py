@@ -9,7 +9,9 @@ direct answers, truncated generations with an open think block, and the odd retr
 summary.json) on N records written to a temporary run directory; 0 skips it. --real N times the stage on
 N records whose responses are the real model outputs of tests/judges/real/ (real lengths and phrasings),
 and the reading rate in MB/s on the worst hostile shapes of tests/judges/test_gpqa_time_limit.py.
-Each stage figure comes with its CPU time: the parent's, and its worker processes' (reaped children).
+Each stage figure comes with its CPU time: the parent's, and its worker processes' (reaped children),
+and an estimate for idle cores (parent CPU + worker CPU / workers); on a shared machine, wall time
+measures the other jobs as much as this one.
 
 --ab REF (with --real) times the real-response stage alternately with judges/rules/grade_workers.py as
 it was at git commit REF and as it is now, --repeats rounds each, and prints the median ratio: on a
@@ -151,6 +153,9 @@ class StageTime:
     wall_s: float
     parent_cpu_s: float
     workers_cpu_s: float
+    # On idle cores the stage would take about the parent's CPU time plus its workers' divided among them
+    # (an estimate for a shared machine, where wall time measures the other jobs as much as this one).
+    idle_estimate_s: float
 
     @property
     def rate(self) -> float:
@@ -159,7 +164,8 @@ class StageTime:
     def describe(self) -> str:
         cpu = self.parent_cpu_s + self.workers_cpu_s
         return (f"{self.rate:,.0f} samples/s wall; CPU: parent {self.parent_cpu_s:.2f} s, workers "
-                f"{self.workers_cpu_s:.2f} s ({self.samples / cpu:,.0f} samples per CPU second)")
+                f"{self.workers_cpu_s:.2f} s ({self.samples / cpu:,.0f} samples per CPU second; on idle cores "
+                f"~{self.samples / self.idle_estimate_s:,.0f} samples/s)")
 
 
 def _cpu_s() -> tuple[float, float]:
@@ -172,7 +178,9 @@ def time_stage(records: list[GenerationRecord]) -> StageTime:
     from harness.grade import grade_run
     from harness.rundir import RunDir, RunSpec
 
-    total, elapsed, parent_cpu, workers_cpu = 0, 0.0, 0.0, 0.0
+    from judges.rules.grade_workers import worker_count
+
+    total, elapsed, parent_cpu, workers_cpu, idle_estimate = 0, 0.0, 0.0, 0.0, 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for task in ("aime", "gpqa"):
             recs = [r for r in records if r.task == task]
@@ -194,9 +202,11 @@ def time_stage(records: list[GenerationRecord]) -> StageTime:
             (own, children), start = _cpu_s(), time.perf_counter()
             asyncio.run(grade_run(run.path, RulesJudge(), show_progress=False))
             elapsed += time.perf_counter() - start
-            parent_cpu, workers_cpu = parent_cpu + _cpu_s()[0] - own, workers_cpu + _cpu_s()[1] - children
+            own, children = _cpu_s()[0] - own, _cpu_s()[1] - children
+            parent_cpu, workers_cpu = parent_cpu + own, workers_cpu + children
+            idle_estimate += own + children / worker_count(len(recs))
             total += len(recs)
-    return StageTime(total, elapsed, parent_cpu, workers_cpu)
+    return StageTime(total, elapsed, parent_cpu, workers_cpu, idle_estimate)
 
 
 def ab_stage(records: list[GenerationRecord], ref: str, rounds: int) -> dict[str, list[StageTime]]:
@@ -305,15 +315,19 @@ def main() -> None:
         print(f"grade stage on {args.real:,} real responses (mean {chars:,.0f} chars; goal >= 5,000/s): {stage.describe()}")
         result["real_stage_samples_per_s"] = round(stage.rate)
         result["real_stage_samples_per_cpu_s"] = round(stage.samples / (stage.parent_cpu_s + stage.workers_cpu_s))
+        result["real_stage_idle_estimate_per_s"] = round(stage.samples / stage.idle_estimate_s)
         if args.ab:
             print(f"the same stage, grade_workers.py of {args.ab} and now, alternately ({args.repeats} rounds):")
             runs = ab_stage(real, args.ab, args.repeats)
             ratio = statistics.median(t.rate for t in runs["now"]) / statistics.median(t.rate for t in runs[args.ab])
             cpu = {k: statistics.median(t.samples / (t.parent_cpu_s + t.workers_cpu_s) for t in v) for k, v in runs.items()}
+            idle = {k: statistics.median(t.samples / t.idle_estimate_s for t in v) for k, v in runs.items()}
             print(f"median wall ratio now / {args.ab}: {ratio:.2f}; samples per CPU second {cpu[args.ab]:,.0f} -> "
-                  f"{cpu['now']:,.0f} ({cpu['now'] / cpu[args.ab]:.2f}x)")
+                  f"{cpu['now']:,.0f} ({cpu['now'] / cpu[args.ab]:.2f}x); on idle cores ~{idle[args.ab]:,.0f} -> "
+                  f"~{idle['now']:,.0f} samples/s ({idle['now'] / idle[args.ab]:.2f}x)")
             result["ab_wall_ratio"] = round(ratio, 2)
             result["ab_cpu_ratio"] = round(cpu["now"] / cpu[args.ab], 2)
+            result["ab_idle_estimate_ratio"] = round(idle["now"] / idle[args.ab], 2)
         rates = hostile_mb_per_s()
         worst = min(rates, key=rates.get)
         print(f"reading 1 MB hostile shapes: worst {worst} {rates[worst]:.2f} MB/s (goal >= 1 MB/s); "
