@@ -20,8 +20,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 from multiprocessing.connection import Connection, wait
+from typing import Any
 
 from judges.base import Judge, JudgeConfigError, Verdict
 from judges.rules import sympy_pool
@@ -128,13 +128,17 @@ class _Worker:
             return self.started + STARTUP_TIMEOUT_S
         return max(self.slot[CLOCK], self.heard) + limit_s
 
-    def stop(self) -> None:
+    def kill(self) -> None:
+        """Stop the process and its group (any sympy helper too); its pipe stays open to be read out."""
         if self.process.is_alive():
             try:
                 os.killpg(self.process.pid, signal.SIGKILL)
             except (AttributeError, OSError):  # no process groups here, or it has not made its own yet
                 self.process.kill()
         self.process.join()
+
+    def stop(self) -> None:
+        self.kill()
         self.conn.close()
 
 
@@ -147,6 +151,7 @@ class WorkerPool:
         # milliseconds and nothing but positions and verdicts crosses the pipe.
         self._ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
         self.judge, self.items, self.limit_s = judge, items, limit_s
+        self.on_done: Callable[[int], None] | None = None
         self.workers = [self._start() for _ in range(max(1, workers))]
 
     def _start(self) -> _Worker:
@@ -162,7 +167,7 @@ class WorkerPool:
 
     def grade(self, on_done: Callable[[int], None] | None = None) -> dict[int, Verdict]:
         """A verdict for every item; a sample that passes the limit is judge_error with the reason."""
-        n = len(self.items)
+        n, self.on_done = len(self.items), on_done
         queue: deque[tuple[int, int]] = deque((i, min(i + BATCH, n)) for i in range(0, n, BATCH))
         out: dict[int, Verdict] = {}
         while len(out) < n:
@@ -181,7 +186,7 @@ class WorkerPool:
             timeout = max(0.0, min(waiting) - time.monotonic()) if waiting else None
             for conn in wait([w.conn for w in self.workers], timeout):
                 w = next(w for w in self.workers if w.conn is conn)
-                if not self._receive(w, out, on_done):
+                if not self._receive(w, out):
                     w.process.join(5.0)  # reaped, so its exit code is known
                     self._replace(w, out, queue, f"the grading worker died (exit code {w.process.exitcode})")
             now = time.monotonic()
@@ -190,7 +195,7 @@ class WorkerPool:
                     self._replace(w, out, queue, f"timed out after {self.limit_s:g} s (the grading worker was stopped)")
         return out
 
-    def _receive(self, w: _Worker, out: dict[int, Verdict], on_done: Callable[[int], None] | None) -> bool:
+    def _receive(self, w: _Worker, out: dict[int, Verdict]) -> bool:
         """Take one message from w; False when it has gone (died or was stopped)."""
         try:
             kind, value = w.conn.recv()
@@ -207,22 +212,26 @@ class WorkerPool:
             for index, *fields in verdicts:
                 out[index] = Verdict(*fields)
             w.next = upto
-            if on_done:
-                on_done(len(verdicts))
+            if self.on_done:
+                self.on_done(len(verdicts))
         return True
 
     def _replace(self, w: _Worker, out: dict[int, Verdict], queue: deque, reason: str) -> None:
         """Kill w; the sample it was on gets the reason, the rest of its batch goes back to the queue."""
-        w.stop()
+        w.kill()
         if not w.ready:
+            w.conn.close()
             raise RuntimeError(f"a grading worker could not start: {reason}")
         while w.busy and _readable(w.conn):  # verdicts sent before it stopped still count
-            if not self._receive(w, out, None):
+            if not self._receive(w, out):
                 break
+        w.conn.close()
         if w.busy:
             position = int(w.slot[POSITION])
             if w.next <= position < w.stop_at:
                 out[self.items[position][0]] = Verdict(None, None, "judge_error", {"error": reason})
+                if self.on_done:
+                    self.on_done(1)
                 if position + 1 < w.stop_at:
                     queue.appendleft((position + 1, w.stop_at))
                 if w.next < position:  # verdicts it had not sent yet: graded again by the replacement
