@@ -116,8 +116,10 @@ def test_verdicts_sent_in_groups_still_hold_the_per_sample_limit(tmp_path, worke
     records = [(i, _record(f"Answer: {'ABCD'[i % 4]} #{i}", target="ABCD"[i % 4])) for i in range(n)]
     judge, limit = SleepingJudge(tmp_path / "graded.log", set(stalls.values())), 1.0
     start = time.monotonic()
-    verdicts = grade_in_workers(judge, records, limit_s=limit, workers=workers)
+    progress = []
+    verdicts = grade_in_workers(judge, records, limit_s=limit, workers=workers, on_done=progress.append)
     elapsed = time.monotonic() - start
+    assert sum(progress) == n  # the progress bar counts every sample once, the stopped ones included
     stalled = {i for i, v in verdicts.items() if v.status == "judge_error"}
     assert stalled == set(stalls)
     assert all(verdicts[i].detail["error"] == "timed out after 1 s (the grading worker was stopped)" for i in stalled)
