@@ -3,27 +3,38 @@
 The mix imitates reasoning-model output: long <think> blocks with intermediate boxed values, short
 direct answers, truncated generations with an open think block, and the odd retraction.
 
-    python benchmarks/bench_grading.py [--records 100000] [--repeats 3] [--stage 20000] [--real 20000]
+    python benchmarks/bench_grading.py [--records 100000] [--repeats 3] [--stage 20000] [--real 20000] [--ab REF]
 
 --stage N also times the whole grade stage (read generations.jsonl, grade, write samples.jsonl and
 summary.json) on N records written to a temporary run directory; 0 skips it. --real N times the stage on
 N records whose responses are the real model outputs of tests/judges/real/ (real lengths and phrasings),
 and the reading rate in MB/s on the worst hostile shapes of tests/judges/test_gpqa_time_limit.py.
+Each stage figure comes with its CPU time: the parent's, and its worker processes' (reaped children),
+and an estimate for idle cores (parent CPU + worker CPU / workers); on a shared machine, wall time
+measures the other jobs as much as this one.
+
+--ab REF (with --real) times the real-response stage alternately with judges/rules/grade_workers.py as
+it was at git commit REF and as it is now, --repeats rounds each, and prints the median ratio: on a
+shared machine only such side-by-side ratios mean anything.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
 import gzip
+import importlib.util
 import json
 import os
 import platform
 import random
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -134,12 +145,42 @@ def time_judge(records: list[GenerationRecord], repeats: int) -> tuple[float, fl
     return statistics.median(wall), statistics.median(cpu), statuses
 
 
-def time_stage(records: list[GenerationRecord]) -> float:
-    """Samples/s through harness.grade.grade_run, split into one run directory per task."""
+@dataclass
+class StageTime:
+    """One timing of the grade stage: samples, wall seconds, CPU seconds of the parent and of its workers."""
+
+    samples: int
+    wall_s: float
+    parent_cpu_s: float
+    workers_cpu_s: float
+    # On idle cores the stage would take about the parent's CPU time plus its workers' divided among them
+    # (an estimate for a shared machine, where wall time measures the other jobs as much as this one).
+    idle_estimate_s: float
+
+    @property
+    def rate(self) -> float:
+        return self.samples / self.wall_s
+
+    def describe(self) -> str:
+        cpu = self.parent_cpu_s + self.workers_cpu_s
+        return (f"{self.rate:,.0f} samples/s wall; CPU: parent {self.parent_cpu_s:.2f} s, workers "
+                f"{self.workers_cpu_s:.2f} s ({self.samples / cpu:,.0f} samples per CPU second; on idle cores "
+                f"~{self.samples / self.idle_estimate_s:,.0f} samples/s)")
+
+
+def _cpu_s() -> tuple[float, float]:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def time_stage(records: list[GenerationRecord]) -> StageTime:
+    """The grade stage (harness.grade.grade_run) timed on records, split into one run directory per task."""
     from harness.grade import grade_run
     from harness.rundir import RunDir, RunSpec
 
-    total, elapsed = 0, 0.0
+    from judges.rules.grade_workers import worker_count
+
+    total, elapsed, parent_cpu, workers_cpu, idle_estimate = 0, 0.0, 0.0, 0.0, 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for task in ("aime", "gpqa"):
             recs = [r for r in records if r.task == task]
@@ -158,11 +199,41 @@ def time_stage(records: list[GenerationRecord]) -> float:
             with open(run.generations_path, "w") as f:
                 for r in recs:
                     f.write(json.dumps(r.to_dict()) + "\n")
-            start = time.perf_counter()
+            (own, children), start = _cpu_s(), time.perf_counter()
             asyncio.run(grade_run(run.path, RulesJudge(), show_progress=False))
             elapsed += time.perf_counter() - start
+            own, children = _cpu_s()[0] - own, _cpu_s()[1] - children
+            parent_cpu, workers_cpu = parent_cpu + own, workers_cpu + children
+            idle_estimate += own + children / worker_count(len(recs))
             total += len(recs)
-    return total / elapsed
+    return StageTime(total, elapsed, parent_cpu, workers_cpu, idle_estimate)
+
+
+def ab_stage(records: list[GenerationRecord], ref: str, rounds: int) -> dict[str, list[StageTime]]:
+    """The stage with grade_workers.py of git REF and of the working tree, alternately, rounds times each."""
+    import harness.grade as grade_stage
+
+    root = Path(__file__).resolve().parents[1]
+    source = subprocess.run(["git", "show", f"{ref}:judges/rules/grade_workers.py"], cwd=root, check=True,
+                            capture_output=True, text=True).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "grade_workers_ref.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location("grade_workers_ref", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
+    now = grade_stage.grade_in_workers
+    out: dict[str, list[StageTime]] = {ref: [], "now": []}
+    try:
+        for _ in range(rounds):
+            for name, grade_in_workers in ((ref, module.grade_in_workers), ("now", now)):
+                grade_stage.grade_in_workers = grade_in_workers
+                out[name].append(time_stage(records))
+                print(f"  {name:>10}: {out[name][-1].describe()}", flush=True)
+    finally:
+        grade_stage.grade_in_workers = now
+    return out
 
 
 def real_records(n: int) -> list[GenerationRecord]:
@@ -216,6 +287,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--stage", type=int, default=20_000, help="records for the whole-stage timing (0: skip)")
     parser.add_argument("--real", type=int, default=20_000, help="records of real responses for the stage (0: skip)")
+    parser.add_argument("--ab", metavar="REF", help="with --real: the stage with grade_workers.py of git REF and "
+                        "of now, alternately, --repeats rounds each")
     args = parser.parse_args()
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores")
 
@@ -231,15 +304,30 @@ def main() -> None:
     assert statuses["correct"] == statuses["graded"], statuses
     result = {"records": len(records), "judge_samples_per_s": round(rate), "judge_samples_per_cpu_s": round(cpu_rate)}
     if args.stage:
-        stage_rate = time_stage(build_records(args.stage, seed=1, distinct=min(args.stage, 4_000)))
-        print(f"grade stage (read JSONL, grade, write samples.jsonl + summary.json): {stage_rate:,.0f} samples/s on {args.stage:,} records")
-        result["stage_samples_per_s"] = round(stage_rate)
+        stage = time_stage(build_records(args.stage, seed=1, distinct=min(args.stage, 4_000)))
+        print(f"grade stage (read JSONL, grade, write samples.jsonl + summary.json) on {args.stage:,} records: "
+              f"{stage.describe()}")
+        result["stage_samples_per_s"] = round(stage.rate)
     if args.real:
         real = real_records(args.real)
         chars = sum(len(r.response) for r in real) / len(real)
-        real_rate = time_stage(real)
-        print(f"grade stage on {args.real:,} real responses (mean {chars:,.0f} chars): {real_rate:,.0f} samples/s (goal >= 5,000/s)")
-        result["real_stage_samples_per_s"] = round(real_rate)
+        stage = time_stage(real)
+        print(f"grade stage on {args.real:,} real responses (mean {chars:,.0f} chars; goal >= 5,000/s): {stage.describe()}")
+        result["real_stage_samples_per_s"] = round(stage.rate)
+        result["real_stage_samples_per_cpu_s"] = round(stage.samples / (stage.parent_cpu_s + stage.workers_cpu_s))
+        result["real_stage_idle_estimate_per_s"] = round(stage.samples / stage.idle_estimate_s)
+        if args.ab:
+            print(f"the same stage, grade_workers.py of {args.ab} and now, alternately ({args.repeats} rounds):")
+            runs = ab_stage(real, args.ab, args.repeats)
+            ratio = statistics.median(t.rate for t in runs["now"]) / statistics.median(t.rate for t in runs[args.ab])
+            cpu = {k: statistics.median(t.samples / (t.parent_cpu_s + t.workers_cpu_s) for t in v) for k, v in runs.items()}
+            idle = {k: statistics.median(t.samples / t.idle_estimate_s for t in v) for k, v in runs.items()}
+            print(f"median wall ratio now / {args.ab}: {ratio:.2f}; samples per CPU second {cpu[args.ab]:,.0f} -> "
+                  f"{cpu['now']:,.0f} ({cpu['now'] / cpu[args.ab]:.2f}x); on idle cores ~{idle[args.ab]:,.0f} -> "
+                  f"~{idle['now']:,.0f} samples/s ({idle['now'] / idle[args.ab]:.2f}x)")
+            result["ab_wall_ratio"] = round(ratio, 2)
+            result["ab_cpu_ratio"] = round(cpu["now"] / cpu[args.ab], 2)
+            result["ab_idle_estimate_ratio"] = round(idle["now"] / idle[args.ab], 2)
         rates = hostile_mb_per_s()
         worst = min(rates, key=rates.get)
         print(f"reading 1 MB hostile shapes: worst {worst} {rates[worst]:.2f} MB/s (goal >= 1 MB/s); "

@@ -66,7 +66,7 @@ async def _judge_all(judge: Judge, records: list[GenerationRecord], concurrency:
         if not judge.is_async and getattr(judge, "worker_limit_s", None):
             # Worker processes under a per-sample limit kept from outside the judge (docs/grading.md).
             verdicts = grade_in_workers(judge, [(i, r) for i, r in enumerate(records) if judgeable(r)],
-                                        judge.worker_limit_s, lambda _: progress.update(1))
+                                        judge.worker_limit_s, progress.update)
             out = [to_grade(rec, verdicts.get(i), judge.judge_id) for i, rec in enumerate(records)]
         elif not judge.is_async:
             for i, rec in enumerate(records):

@@ -3,10 +3,13 @@ judge_error with the reason, and every other sample is graded; the run's time is
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import re
 import time
+
+import pytest
 
 from harness.grade import grade_run
 from records import GenerationRecord
@@ -86,3 +89,61 @@ def _record(response: str, target: str) -> GenerationRecord:
         latency_s=0.0, engine={}, seed=0, meta={"letters": "ABCD"},
     )
 
+
+
+class SleepingJudge(RulesJudge):
+    """Sleeps past any limit on the chosen responses and logs every grade to a file, one line per grade."""
+
+    def __init__(self, log, sleeps: set[str]):
+        self.log, self.sleeps = log, sleeps
+
+    def grade(self, record):
+        with open(self.log, "a") as f:
+            f.write(record.response + "\n")
+        if record.response in self.sleeps:
+            time.sleep(120)
+        return super().grade(record)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_verdicts_sent_in_groups_still_hold_the_per_sample_limit(tmp_path, workers):
+    # Two stalls inside one batch of positions, after fast samples whose verdicts the worker still holds
+    # (unsent), and one in another batch: each stall is stopped at the limit, every other sample is graded.
+    from judges.rules import grade_workers
+
+    n, stalls = 1100, {40: "Answer: A #40", 130: "Answer: C #130", 700: "Answer: A #700"}
+    assert 130 < grade_workers.BATCH < 700 < n  # two stalls in the middle of the first batch, one in another
+    records = [(i, _record(f"Answer: {'ABCD'[i % 4]} #{i}", target="ABCD"[i % 4])) for i in range(n)]
+    judge, limit = SleepingJudge(tmp_path / "graded.log", set(stalls.values())), 1.0
+    start = time.monotonic()
+    progress = []
+    verdicts = grade_in_workers(judge, records, limit_s=limit, workers=workers, on_done=progress.append)
+    elapsed = time.monotonic() - start
+    assert sum(progress) == n  # the progress bar counts every sample once, the stopped ones included
+    stalled = {i for i, v in verdicts.items() if v.status == "judge_error"}
+    assert stalled == set(stalls)
+    assert all(verdicts[i].detail["error"] == "timed out after 1 s (the grading worker was stopped)" for i in stalled)
+    assert all(verdicts[i].status == "graded" and verdicts[i].correct for i in range(n) if i not in stalled)
+    assert elapsed < n * limit / workers  # the bound: samples x limit / workers
+    assert elapsed < len(stalls) * limit + 15  # in practice: the stalls, plus the grading and the worker starts
+    graded = (tmp_path / "graded.log").read_text().splitlines()
+    # verdicts held when a worker is stopped are graded again by its replacement, never lost; a stall once
+    assert set(graded) == {rec.response for _, rec in records}
+    assert all(graded.count(response) == 1 for response in stalls.values())
+
+
+def test_a_slow_sympy_helper_start_is_not_charged_to_the_sample():
+    from judges.rules import sympy_pool
+
+    class HelperStartingJudge(RulesJudge):
+        def grade(self, record):
+            if record.response == "start a helper":
+                sympy_pool.startup_hook(True)  # what sympy_pool does around a helper's start
+                time.sleep(2.5)
+                sympy_pool.startup_hook(False)
+                return super().grade(dataclasses.replace(record, response="Answer: A"))
+            return super().grade(record)
+
+    records = [(i, _record(r, target="A")) for i, r in enumerate(["Answer: A", "start a helper", "Answer: A"])]
+    verdicts = grade_in_workers(HelperStartingJudge(), records, limit_s=1.0)
+    assert [(v.status, v.correct) for v in (verdicts[0], verdicts[1], verdicts[2])] == [("graded", True)] * 3
