@@ -63,6 +63,29 @@ _AT_BOXED = (
 # "(B) is the correct answer": read backwards from the trigger word.
 _LETTER_BEFORE_RE = re.compile(
     r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?\**\s+is\s+(?:the|my)\s+(?:(?:most\s+)?(?:correct|right|best|likely|final|plausible)\s+)+$")
+# After a verdict on one option, its reason or scope: "Option D is correct because ...", "... for gases".
+_EVALUATION_RE = re.compile(r"[ \t]*,?[ \t]*(?:because|since|as|for|in|only|if|when|unless|under|given|due)\b", _I)
+_WORD_RE = re.compile(r"\w*")
+# "D. ethyl acetate is the correct answer": a label, the option's words (one clause), then the verdict.
+_LABEL_MARK_RE = re.compile(r"(?:^|(?<=[\s,;(*]))\(?(?P<letter>[A-Z])[.)][ \t]")
+_VERDICT_TAIL_RE = re.compile(r"[ \t]+is\s+(?:the|my)\s+(?:(?:most\s+)?(?:correct|right|best|likely|final|plausible)\s+)+$")
+_LABEL_REACH = 160  # how far before the verdict its label may be
+
+
+def _label_before(text: str, p: int) -> re.Match | None:
+    """The label letter of "D. <option words> is the correct answer", read backwards from the trigger at p."""
+    tail = _VERDICT_TAIL_RE.search(text, max(0, p - 40), p)
+    if tail is None:
+        return None
+    last = None
+    for last in _LABEL_MARK_RE.finditer(text, max(0, tail.start() - _LABEL_REACH), tail.start()):
+        pass
+    if last is None or _SENTENCE_BREAK_RE.search(text, last.end(), tail.start()):
+        return None
+    return last
+
+
+_SENTENCE_BREAK_RE = re.compile(r"[.!?;](?=\s)|\n")
 # Words that may open an anchor phrase before the trigger ("the final answer is"), for the quote check.
 _PHRASE_LEAD_RE = re.compile(r"(?:(?:the|my|our|final|correct|best|right)\s+)*$", _I)
 _QUOTES = "\"'“‘`«「"
@@ -153,7 +176,7 @@ def _anchored(text: str, low: str, deadline: Deadline):
                 if m:
                     yield m, line_start
         if low.find("is the", max(0, p - 40), p) >= 0:
-            before = _LETTER_BEFORE_RE.search(text, max(0, p - 60), p)
+            before = _LETTER_BEFORE_RE.search(text, max(0, p - 60), p) or _label_before(text, p)
             if before:
                 yield before, before.start()
 
@@ -164,8 +187,16 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
     best: tuple[int, int, str, str] | None = None
     rejected: tuple[int, str] | None = None
 
-    def consider(pos: int, end: int, letter: str, via: str) -> None:
-        nonlocal best
+    evaluated: tuple[int, int, str, str] | None = None  # the last "Option D is correct because ..."
+
+    def consider(pos: int, end: int, letter: str, via: str, evaluation: bool = False) -> None:
+        nonlocal best, evaluated
+        if evaluation:
+            # A verdict with its reason is one step of a walk-through of the options: it is the answer
+            # only when nothing else is ("A is the answer. Option C is correct for gases, ..." is A).
+            if evaluated is None or pos > evaluated[0]:
+                evaluated = (pos, end, letter, via)
+            return
         if best is None or pos > best[0]:
             best = (pos, end, letter, via)
 
@@ -184,7 +215,8 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
             if letter.upper() not in ("I", "X") and (rejected is None or pos > rejected[0]):
                 rejected = (pos, letter.upper())  # "Answer: I think..." and a placeholder X are no choices
             continue
-        consider(pos, m.end(), letter.upper(), "anchor")
+        consider(pos, m.end(), letter.upper(), "anchor",
+                 m.re is _AT_OPTION[1] and _EVALUATION_RE.match(text, m.end()) is not None)
     # Only a candidate after the last anchored letter can win, so the other rules read from there on.
     start = best[0] + 1 if best else 0
     labels = LabelLines(text, start)
@@ -193,10 +225,12 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
                   parenthesised(text, low, valid, start, deadline), label_lines(text, valid, labels, deadline)):
         candidate = next(found, None)  # each rule's last candidate in the text comes first
         if candidate:
-            consider(*candidate)
+            pos, end, letter, via = candidate
+            consider(pos, end, letter, via, via == "letter verdict" and _EVALUATION_RE.match(
+                text, _WORD_RE.match(text, end).end()) is not None)
     for m in checked(bare_line.finditer(text, max(0, start - 2)), deadline):
         consider(m.start("letter"), m.end(), m.group("letter"), "line")
-    return best, rejected
+    return best or evaluated, rejected
 
 
 def _label_text_start(text: str, pos: int) -> tuple[int, bool]:
@@ -314,10 +348,30 @@ def _before_invented_question(text: str) -> str:
     return text
 
 
+# A chat model that "sums up all the answers" after its own repeats the few-shot examples' answers.
+_ALL_ANSWERS = ("all the answers", "all answers", "所有答案")
+_SUMMING_UP = ("summar", "combin", "recap", "compil", "总结", "汇总")
+
+
+def _before_summary_of_answers(text: str) -> str:
+    """The text before a line that sums up "all the answers" (kept whole when there is none)."""
+    low = lower_same_length(text)
+    for phrase in _ALL_ANSWERS:
+        at = low.find(phrase)
+        while at >= 0:
+            line_start = low.rfind("\n", max(0, at - 120), at) + 1  # bounded: a long line is no heading
+            line_end = low.find("\n", at, at + 120)
+            line = low[line_start:line_end if line_end >= 0 else at + 120]
+            if line_start > 0 and any(w in line for w in _SUMMING_UP):
+                return text[:line_start]
+            at = low.find(phrase, at + 1)
+    return text
+
+
 def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | None,
                  deadline: Deadline) -> GpqaReading:
     text, think_open = committed_text(response)
-    text = _before_invented_question(_normalise(text))
+    text = _before_summary_of_answers(_before_invented_question(_normalise(text)))
     bare_line, bare_whole = _bare_patterns(letters)
     valid = {c.upper() for c in letters}
     if options is not None and len(options) != len(letters):

@@ -42,6 +42,12 @@ _NEGATION_RE = re.compile(
     r"\b(?:not|never|unlikely|incorrect|wrong|if|whether|unless|rather|instead|unlike|except|nor|ruled?|eliminate[sd]?)\b|n't|n’t",
     re.IGNORECASE,
 )
+# The subject of a "which is false / the exception" question, right before its "is":
+# "The incorrect statement is (A).", "The odd one out is (C).", "the exception is B".
+_ASKED_FOR_RE = re.compile(
+    r"\b(?:(?:false|incorrect|wrong|untrue|invalid|inaccurate|odd|weakest|strongest|least\s+likely)[ \t]+"
+    r"(?:statement|option|choice|one|assertion|claim|answer|argument)|exception|odd[ \t]+one[ \t]+out)[ \t*_]*$",
+    re.IGNORECASE)
 # A parenthesised letter closing a statement: "... but-2-enal (Option C)." / "... methyl acetate (A)."
 _PAREN_LETTER_RE = re.compile(
     r"(?:(?P<paren>\()(?:(?:option|choice|Option|Choice)\s+)?"
@@ -207,7 +213,8 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
                 continue
             yield m.start("letter"), m.end(), m.group("letter"), "lead-in line"
             continue
-        if not commits(sentence_before(text, lead_start)):
+        before = sentence_before(text, lead_start)
+        if not commits(before) and not _ASKED_FOR_RE.search(before):
             continue
         if labels.in_list(m.start("letter"), m.group("letter"), before=False):
             continue
