@@ -109,9 +109,21 @@ def sentence_before(text: str, pos: int, limit: int = 300) -> str:
     return text[last.end() if last else start:pos]
 
 
+def _last_clause(sentence: str) -> str:
+    """The clause after the sentence's last "but" or "however": what a negation before it says no longer holds
+    ("The answer is not among the choices, but the closest is (B)")."""
+    last = None
+    for last in _CONTRAST_RE.finditer(sentence):
+        pass
+    return sentence[last.end():] if last else sentence
+
+
+_CONTRAST_RE = re.compile(r"\b(?:but|however)\b", re.IGNORECASE)
+
+
 def negated(sentence: str) -> bool:
-    """A sentence that negates or conditions what it says ("not", "if", "rather than", "instead")."""
-    return _NEGATION_RE.search(sentence) is not None
+    """A sentence whose last clause negates or conditions what it says ("not", "if", "rather than", "instead")."""
+    return _NEGATION_RE.search(_last_clause(sentence)) is not None
 
 
 # A sentence with no commitment word is skipped with fast substring searches first (the alternation,
@@ -124,7 +136,7 @@ def commits(sentence: str) -> bool:
     low = sentence.lower()
     if not any(stem in low for stem in _COMMIT_STEMS):
         return False
-    return _COMMIT_RE.search(sentence) is not None and _NEGATION_RE.search(sentence) is None
+    return _COMMIT_RE.search(sentence) is not None and not negated(sentence)
 
 
 class LabelLines:
