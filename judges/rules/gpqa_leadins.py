@@ -55,10 +55,10 @@ _PAREN_LETTER_RE = re.compile(
     r"(?P<letter>[A-Z])(?(paren)\))(?=[ \t*_]*(?:[.!;]|$))", re.MULTILINE)
 # "This matches option A", "corresponds to option B", "I'll go with C": tried only where a verb was found.
 _VERBS = ("match", "correspond", "consistent", "closest to", "go with", "going with", "choos", "select", "pick", "settle",
-          "i.e.", "namely", "which is", "that is")
+          "i.e.", "namely", "which is", "that is", "is option", "is choice")
 _VERB_OPTION_RE = re.compile(
     r"(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|closest\s+to|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
-    r"pick(?:ing)?|settle\s+on|i\.e\.,?|namely|which\s+is|that\s+is)\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
+    r"pick(?:ing)?|settle\s+on|i\.e\.,?|namely|which\s+is|that\s+is|is(?=\s+(?:option|choice)\b))\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
     r"(?:(?:option|choice)\s+)?[*_(\[]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
     re.IGNORECASE,
 )
@@ -70,13 +70,14 @@ _VERDICT_AT_RE = re.compile(
     r"(?:(?:correct|right|best|likely|plausible)\b(?:\s+(?:answer|option|choice|one))?|answer\b)"
     r"(?!\s+(?:only|if|when|unless|under|for|in)\b)")
 _LETTER_IS_RE = re.compile(
-    r"(?P<lead>(?:[Oo]ption|[Cc]hoice)\s+)?\(?(?P<letter>[A-Z])\)?(?:\*\*|__)?\s+is\s+(?:the\s+)?(?:most\s+)?$")
+    r"(?P<lead>(?:[Oo]ption|[Cc]hoice|[Tt]he\s+(?:answer|statement))\s+)?\(?(?P<letter>[A-Z])\)?(?:\*\*|__)?\s+is\s+"
+    r"(?:the\s+)?(?:most\s+)?$")
 _SO_LETTER_RE = re.compile(r"\b(?i:so|then|thus)[,\s]+\(?(?P<letter>[A-Z])\)?\s+$")
 _CLAUSE_OPENERS_RE = re.compile(r"(?:^|[.!?:;,>]\s+|[\n(*]|\b(?i:so|thus|hence|therefore|clearly|overall)\s+)$")
 _OPTION_WORD_RE = re.compile(r"(?:option|choice)\s+[*_(\[]*[A-Za-z](?![A-Za-z0-9])$", re.IGNORECASE)
 _CHOOSER_RE = re.compile(r"(?:\bi(?:'ll|’ll| will| would)?|\bwe(?:'ll| will)?|let's|let’s|\bso|\bthus|\btherefore)\s+$",
                          re.IGNORECASE)
-_SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
+_SENTENCE_END_RE = re.compile(r"[.!?][\"'”’]?(?=\s)|\n")  # a closing quote may follow the stop
 _SPACES_RE = re.compile(r"\s*")
 _REACH = 80  # how far before its letter a lead-in phrase may begin
 Candidate = tuple[int, int, str, str]  # (letter position, end of the phrase, letter, how it was found)
@@ -279,8 +280,24 @@ def parenthesised(text: str, low: str, valid: set[str], start: int = 0,
             continue
         before = sentence_before(text, m.start())
         line = before.lstrip(" \t")
-        if before.strip(" \t*_") and (commits(before) or line.startswith(("**", "__")) and "\n" not in before):
+        if before.strip(" \t*_") and (commits(before) or line.startswith(("**", "__")) and "\n" not in before
+                                       or _closes_response(text, m, before)):
             yield m.start("letter"), m.end(), m.group("letter"), "parenthesised"
+
+
+# Words that keep a closing "... (C)." from being a choice: a negation or condition in its last clause.
+# ("except" and "rather" stay allowed: "all of the following except (E)." answers an "except" question.)
+_CLOSING_NEGATION_RE = re.compile(r"\b(?:not|never|unlikely|incorrect|wrong|if|whether|unless|nor)\b|n't|n’t"
+                                  r"|\((?-i:[A-Z])\)", re.IGNORECASE)  # another letter too: "(A) and (B)."
+_CLOSING_TAIL_RE = re.compile(r"[ \t*_]*[.!]?[ \t*_]*")
+
+
+def _closes_response(text: str, m: re.Match, before: str) -> bool:
+    """ "The odd one out is (C)." as the response's last sentence: a statement in words, then its letter."""
+    if _CLOSING_TAIL_RE.match(text, m.end()).end() < len(text.rstrip()):
+        return False
+    clause = before.strip()
+    return " " in clause and not clause.startswith("(") and _CLOSING_NEGATION_RE.search(_last_clause(before)) is None
 
 
 def label_lines(text: str, valid: set[str], labels: LabelLines,
