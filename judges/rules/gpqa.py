@@ -182,7 +182,8 @@ def _anchored(text: str, low: str, deadline: Deadline):
 
 
 def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline):
-    """The last valid candidate (letter position, end, letter, via) and the last out-of-set letter."""
+    """The last valid candidate (letter position, end, letter, via), the last out-of-set letter, and every
+    "answer is X" letter with its position."""
     low = lower_same_length(text)
     best: tuple[int, int, str, str] | None = None
     rejected: tuple[int, str] | None = None
@@ -200,6 +201,7 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
         if best is None or pos > best[0]:
             best = (pos, end, letter, via)
 
+    answered: list[tuple[int, str]] = []  # every "the answer is X", to tell several questions answered apart
     for m, phrase_start in _anchored(text, low, deadline):
         letter = m.group("letter")
         pos = m.start("letter")
@@ -215,6 +217,8 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
             if letter.upper() not in ("I", "X") and (rejected is None or pos > rejected[0]):
                 rejected = (pos, letter.upper())  # "Answer: I think..." and a placeholder X are no choices
             continue
+        if m.re in _AT_ANSWER:
+            answered.append((pos, letter.upper()))
         consider(pos, m.end(), letter.upper(), "anchor",
                  m.re is _AT_OPTION[1] and _EVALUATION_RE.match(text, m.end()) is not None)
     # Only a candidate after the last anchored letter can win, so the other rules read from there on.
@@ -230,7 +234,7 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
                 text, _WORD_RE.match(text, end).end()) is not None)
     for m in checked(bare_line.finditer(text, max(0, start - 2)), deadline):
         consider(m.start("letter"), m.end(), m.group("letter"), "line")
-    return best or evaluated, rejected
+    return best or evaluated, rejected, answered
 
 
 def _label_text_start(text: str, pos: int) -> tuple[int, bool]:
@@ -368,6 +372,43 @@ def _before_summary_of_answers(text: str) -> str:
     return text
 
 
+# An explicit non-answer after the last letter: "None of the options match this value.", "The answer is not
+# provided in the options.", "(C) $7.40, but this is not the correct answer".
+_NON_ANSWER_RE = re.compile(
+    r"\b(?:none\s+of\s+the\s+(?:given\s+|provided\s+|listed\s+|above\s+|answer\s+)?(?:options|choices)"
+    r"|not\s+(?:among|in|listed\s+in|provided\s+in|one\s+of)\s+the\s+(?:given\s+|provided\s+|listed\s+)?"
+    r"(?:options|choices)|but\s+(?:this|that|it)\s+is\s+not\s+the\s+(?:correct|right)\s+answer)", _I)
+# Another parenthesised letter right before the one read, in the same list: "(E), and (G)".
+_LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*,?[ \t]*(?:and[ \t]+|&[ \t]*)?\(?$")
+# A sub-question's label opening a line or sentence: "(a)", "b)", "(ii)".
+_PART_LABEL_RE = re.compile(r"(?:^|(?<=[.:]\s))[ \t*_]*\(?(?:[a-f]|i{1,3}|iv|v|vi)\)[ \t]", re.MULTILINE)
+MIN_DISTINCT_ANSWERS = 3  # "The answer is (X)" with this many letters answers several questions, not one
+ANSWER_BLOCK_GAP = 300  # characters between the last two of them when they are one block of answer lines
+
+
+def _several_questions(text: str, answered: list[tuple[int, str]]) -> str | None:
+    """The letters, when the response answers several questions ("(a) ... The answer is (D). (b) ... (B).").
+
+    Either two different "answer is" letters with a sub-question label between them, or three or more
+    different letters where the first and the last differ (a chat model that answers, re-answers the
+    prompt's worked examples and ends on its first answer again has answered the question asked).
+    """
+    letters = [letter for _, letter in answered]
+    if len(set(letters)) < 2:
+        return None
+    for (p0, a), (p1, b) in zip(answered, answered[1:]):
+        if a != b and _PART_LABEL_RE.search(text, p0, p1):
+            return ", ".join(letters)
+    # Only the last block of answer lines counts: an answer worked out at length after a block stands.
+    first = len(answered) - 1
+    while first > 0 and answered[first][0] - answered[first - 1][0] <= ANSWER_BLOCK_GAP:
+        first -= 1
+    block = letters[first:]
+    if len(set(block)) >= MIN_DISTINCT_ANSWERS and block[0] != block[-1]:
+        return ", ".join(block)
+    return None
+
+
 def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | None,
                  deadline: Deadline) -> GpqaReading:
     text, think_open = committed_text(response)
@@ -377,7 +418,10 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     if options is not None and len(options) != len(letters):
         options = None
 
-    best, rejected = _scan(text, bare_line, valid, deadline)
+    best, rejected, answered = _scan(text, bare_line, valid, deadline)
+    parts = _several_questions(text, answered)
+    if parts:
+        return GpqaReading(None, None, f"answers several questions ({parts})")
     if best is None and rejected is None:
         # A response that is only a letter ("c", "(B) ethyl acetate"), when nothing else states one.
         whole = bare_whole.fullmatch(text.strip())
@@ -396,6 +440,12 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     deadline.check("reading the answer")
     if retracted_after(text, end):
         return GpqaReading(None, None, f"answer {letter} retracted afterwards")
+    if _NON_ANSWER_RE.search(text, end):
+        return GpqaReading(None, None, f"says no option is the answer after giving {letter}")
+    listed = _LISTED_BEFORE_RE.search(text, max(0, start - 16), start)
+    if listed and listed.group("other") in valid and listed.group("other") != letter:
+        # "The correct options are (D), (E), and (G).": several letters given together, no single answer
+        return GpqaReading(None, None, f"{listed.group('other')} and {letter} given together")
     other = _hedged_with(text, start, letter, valid)
     if other:
         return GpqaReading(None, None, f"hedged between {letter} and {other}")
