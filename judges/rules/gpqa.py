@@ -1,15 +1,17 @@
 """Multiple-choice grading: the last committed answer letter within the sample's choice set (docs/grading.md)."""
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass
 from itertools import islice
 
 from judges.rules.deadline import Deadline, SampleTimeout
-from judges.rules.extract import boxed_from_last, committed_text, lower_same_length, retracted_after
+from judges.rules.extract import (boxed_from_last, committed_text, finditer_from_last, lower_same_length,
+                                  retracted_after)
 from judges.rules.gpqa_leadins import (LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
-                                      negated, parenthesised, sentence_before, verb_phrases)
+                                      negated, parenthesised, sentence_before, verb_phrases, word_spans)
 from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
 from judges.rules.vocabulary import ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
@@ -137,8 +139,28 @@ def _trigger_positions(low: str) -> list[tuple[str, int]]:
     return found
 
 
+class _Copulas:
+    """Where the verbs of "the answer is C" occur, found once (on first use), so that the pattern that reads
+    words up to such a verb is tried only at answer words with one close after them."""
+
+    WORDS = ("is", "be", "est", "ist", "lautet", "wäre", "es", "sería", "serait", "è", "é")
+    REACH = 200  # characters from the answer word to its verb ("the answer to our calculated value is")
+
+    def __init__(self, low: str) -> None:
+        self.low = low
+
+    @functools.cached_property
+    def positions(self) -> list[int]:
+        return sorted(p for p, _ in word_spans(self.low, self.WORDS, whole=True))
+
+    def near(self, p: int) -> bool:
+        i = bisect.bisect_left(self.positions, p)
+        return i < len(self.positions) and self.positions[i] - p <= self.REACH
+
+
 def _anchored(text: str, low: str, deadline: Deadline):
     """Every anchored letter as (match, phrase start); phrase start is where the anchor's words begin."""
+    copulas = _Copulas(low)
     for word, p in checked(_trigger_positions(low), deadline):
         if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and word != "boxed":
             continue  # inside a longer word ("reanswer")
@@ -162,6 +184,8 @@ def _anchored(text: str, low: str, deadline: Deadline):
             continue
         is_answer = word in ANSWER_WORDS
         patterns = _AT_ANSWER if is_answer else _AT_OPTION
+        if is_answer and not copulas.near(p):
+            patterns = _AT_ANSWER[:1]  # "the answer ... is C" needs its verb within a few words
         for pat in patterns:
             m = pat.match(text, p)
             if m:
@@ -288,13 +312,52 @@ def _statement_at(text: str, start: int) -> str:
     return "" if _LABEL_START_RE.match(segment) else segment  # a list line no letter rule accepted
 
 
+_STATEMENT_WORDS = (*ANSWER_WORDS, "product", "compound", "structure", "result", "value", "choice", "option")
+_STATEMENT_STOPS = ("is", "are", "est", "ist", "es")
+_STATEMENT_REACH = 62  # the most characters from a statement word to its ":" or verb, as _STATEMENT_RE allows
+
+
+def _statement_starts(low: str) -> list[int]:
+    """Where the last MAX_STATEMENTS statements' words begin (_STATEMENT_RE ends), latest first.
+
+    The pattern is tried only at its words with a ":" or a verb close after them: a megabyte of
+    "answer answer" costs a few C-speed searches, not a pattern tried at every word.
+    """
+    words = sorted((p for word in _STATEMENT_WORDS for p, _ in _occurrences(low, word)), reverse=True)
+    if not words:
+        return []
+    stops = sorted([p for p, _ in word_spans(low, _STATEMENT_STOPS, whole=True)]
+                   + [p for colon in (":", "：") for p, _ in _occurrences(low, colon)])
+    starts: list[int] = []
+    for p in words:
+        i = bisect.bisect_right(stops, p)
+        if i == len(stops) or stops[i] - p > _STATEMENT_REACH:
+            continue
+        m = _STATEMENT_RE.match(low, p)
+        if m and m.end() not in starts:
+            starts.append(m.end())
+            if len(starts) == MAX_STATEMENTS:
+                break
+    return starts
+
+
+def _occurrences(low: str, word: str) -> list[tuple[int, int]]:
+    """Every place word occurs (inside longer words too), by a C-speed find loop."""
+    found = []
+    p = low.find(word)
+    while p >= 0:
+        found.append((p, p + len(word)))
+        p = low.find(word, p + 1)
+    return found
+
+
 def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: list[str]) -> str | None:
     """The letter of the one option whose text the response's last statement gives, or None.
 
     Statements are "answer:" / "the product is" phrases and boxed answers, latest first; only when
     none names an option does the last line count, so an explanation after the answer cannot win.
     """
-    starts = [m.end() for m in _STATEMENT_RE.finditer(low)][-MAX_STATEMENTS:]
+    starts = _statement_starts(low)
     starts += [b.start + len("\\boxed{") for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None]
     for start in sorted(set(starts), reverse=True):
         segment = _statement_at(text, start)
