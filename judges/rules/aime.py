@@ -188,12 +188,12 @@ def _json_answer(text: str, after: int) -> tuple[int, int, str, str] | None:
     return (found.start(), found.end(), value, "json")
 
 
-_RELATIVE_CLAUSE_RE = re.compile(r"\s+(?:that|which|who)\s")
+_RELATIVE_CLAUSE_RE = re.compile(r"(?<!\s)\s+(?:that|which|who)\s")
 _LETTER_RE = re.compile(r"[A-Za-z]{2,}")
 _NUMBER_RE = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
 # A sentence of the prose after a JSON reply that concludes ("Therefore, David saves $6.").
 _CONCLUSION_RE = re.compile(r"\b(?:therefore|thus|hence|in conclusion|the (?:final )?answer|the result)\b", re.IGNORECASE)
-_PROSE_SENTENCE_RE = re.compile(r"[^.!?\n]*(?:[.!?](?!\d)|\n|$)")
+_PROSE_SENTENCE_RE = re.compile(r"(?:[^.!?\n]|\.(?=\d))*(?:[.!?\n]|$)")  # "$324.00" stays whole
 _MAX_PROSE_CHARS = 4000
 _CLOSING_MARKS = tuple(".!?)]}*`\"'$|")  # what a finished reply may end with  # how much prose after a JSON reply is read for a different conclusion
 

@@ -66,11 +66,11 @@ _AT_BOXED = (
 _LETTER_BEFORE_RE = re.compile(
     r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?\**\s+is\s+(?:the|my)\s+(?:(?:most\s+)?(?:correct|right|best|likely|final|plausible)\s+)+$")
 # After a verdict on one option, its reason or scope: "Option D is correct because ...", "... for gases".
-_EVALUATION_RE = re.compile(r"[ \t]*,?[ \t]*(?:because|since|as|for|in|only|if|when|unless|under|given|due)\b", _I)
+_EVALUATION_RE = re.compile(r"[ \t]*(?:,[ \t]*)?(?:because|since|as|for|in|only|if|when|unless|under|given|due)\b", _I)
 _WORD_RE = re.compile(r"\w*")
 # "D. ethyl acetate is the correct answer": a label, the option's words (one clause), then the verdict.
 _LABEL_MARK_RE = re.compile(r"(?:^|(?<=[\s,;(*]))\(?(?P<letter>[A-Z])[.)][ \t]")
-_VERDICT_TAIL_RE = re.compile(r"[ \t]+is\s+(?:the|my)\s+(?:(?:most\s+)?(?:correct|right|best|likely|final|plausible)\s+)+$")
+_VERDICT_TAIL_RE = re.compile(r"(?<![ \t])[ \t]+is\s+(?:the|my)\s+(?:(?:most\s+)?(?:correct|right|best|likely|final|plausible)\s+)+$")
 _LABEL_REACH = 160  # how far before the verdict its label may be
 
 
@@ -139,6 +139,27 @@ def _trigger_positions(low: str) -> list[tuple[str, int]]:
     return found
 
 
+_AFTER_WORD_CAP = 16
+_AFTER_WORD_RE = re.compile(r"[ \t*_]{0,%d}" % _AFTER_WORD_CAP)
+_COLONS_AND_DASHES = ":：—–-"
+
+
+_WRAP_GAP_CAP = 64
+_WRAP_GAP_RE = re.compile(r"[\s*_$«“\"(\[{:：—–-]{0,%d}" % _WRAP_GAP_CAP)
+
+
+def _letter_may_follow(text: str, low: str, k: int) -> bool:
+    """Whether a letter can follow at k after what an anchor may skip (wrappers, brackets, spaces): a gate
+    that never refuses a text an anchor pattern would read, and refuses a run of "Answer:" lines at once."""
+    gap = _WRAP_GAP_RE.match(text, k).end()
+    if gap - k >= _WRAP_GAP_CAP:
+        return True
+    c, nxt = text[gap:gap + 1], text[gap + 1:gap + 2]
+    if c == "\\" or low.startswith(("option", "choice"), gap):
+        return True
+    return c.isascii() and c.isalpha() and not (nxt.isascii() and nxt.isalnum())
+
+
 class _Copulas:
     """Where the verbs of "the answer is C" occur, found once (on first use), so that the pattern that reads
     words up to such a verb is tried only at answer words with one close after them."""
@@ -146,22 +167,27 @@ class _Copulas:
     WORDS = ("is", "be", "est", "ist", "lautet", "wäre", "es", "sería", "serait", "è", "é")
     REACH = 200  # characters from the answer word to its verb ("the answer to our calculated value is")
 
-    def __init__(self, low: str) -> None:
+    def __init__(self, low: str, answer_words: int) -> None:
         self.low = low
+        # Gating pays only where the verbs are rarer than the answer words (counted at C speed).
+        self.gating = sum(low.count(w) for w in self.WORDS) < answer_words
 
     @functools.cached_property
     def positions(self) -> list[int]:
         return sorted(p for p, _ in word_spans(self.low, self.WORDS, whole=True))
 
     def near(self, p: int) -> bool:
+        if not self.gating:
+            return True
         i = bisect.bisect_left(self.positions, p)
         return i < len(self.positions) and self.positions[i] - p <= self.REACH
 
 
 def _anchored(text: str, low: str, deadline: Deadline):
     """Every anchored letter as (match, phrase start); phrase start is where the anchor's words begin."""
-    copulas = _Copulas(low)
-    for word, p in checked(_trigger_positions(low), deadline):
+    triggers = _trigger_positions(low)
+    copulas = _Copulas(low, sum(word in ANSWER_WORDS for word, _ in triggers))
+    for word, p in checked(triggers, deadline):
         if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and word != "boxed":
             continue  # inside a longer word ("reanswer")
         if word in CJK_ANSWER_WORDS:
@@ -184,15 +210,22 @@ def _anchored(text: str, low: str, deadline: Deadline):
             continue
         is_answer = word in ANSWER_WORDS
         patterns = _AT_ANSWER if is_answer else _AT_OPTION
-        if is_answer and not copulas.near(p):
-            patterns = _AT_ANSWER[:1]  # "the answer ... is C" needs its verb within a few words
+        if is_answer:
+            # Cheap gates, each exact: "Answer: C" needs its colon or dash right after the word (a capped
+            # skip of spaces and bold marks finds it), "the answer ... is C" a verb within a few words.
+            gap = _AFTER_WORD_RE.match(text, p + len(word)).end()
+            after = text[gap:gap + 1] if gap - p - len(word) < _AFTER_WORD_CAP else "?"
+            if after and after in _COLONS_AND_DASHES + "\n" and not _letter_may_follow(text, low, gap + 1):
+                after = ""  # "Answer:" followed by no letter ("Answer:\nAnswer:"): neither form can match
+            patterns = (_AT_ANSWER[0],) * (after in _COLONS_AND_DASHES or after == "?") + \
+                (_AT_ANSWER[1],) * copulas.near(p)
         for pat in patterns:
             m = pat.match(text, p)
             if m:
                 lead = _PHRASE_LEAD_RE.search(text, max(0, p - 40), p)
                 yield m, lead.start() if lead else p
                 break
-        if is_answer:
+        if is_answer and after in "\n?":
             # A heading line ("### Final Answer") has a short prefix, so look back a bounded distance only.
             line_start = text.rfind("\n", max(0, p - 40), p) + 1
             if (line_start > 0 or p <= 40) and _HEADING_PREFIX_RE.fullmatch(text, line_start, p):
@@ -326,6 +359,9 @@ def _statement_starts(low: str) -> list[int]:
     words = sorted((p for word in _STATEMENT_WORDS for p, _ in _occurrences(low, word)), reverse=True)
     if not words:
         return []
+    if 4 * (low.count(":") + low.count(" is ") + low.count(" are ")) >= len(words):
+        # Statements are common: the last few are found soon by scanning back from the end.
+        return [m.end() for m in islice(finditer_from_last(_STATEMENT_RE, low), MAX_STATEMENTS)]
     stops = sorted([p for p, _ in word_spans(low, _STATEMENT_STOPS, whole=True)]
                    + [p for colon in (":", "：") for p, _ in _occurrences(low, colon)])
     starts: list[int] = []
@@ -442,7 +478,7 @@ _NON_ANSWER_RE = re.compile(
     r"|not\s+(?:among|in|listed\s+in|provided\s+in|one\s+of)\s+the\s+(?:given\s+|provided\s+|listed\s+)?"
     r"(?:options|choices)|but\s+(?:this|that|it)\s+is\s+not\s+the\s+(?:correct|right)\s+answer)", _I)
 # Another parenthesised letter right before the one read, in the same list: "(E), and (G)".
-_LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*,?[ \t]*(?:and[ \t]+|&[ \t]*)?\(?$")
+_LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*(?:,[ \t]*)?(?:and[ \t]+|&[ \t]*)?\(?$")
 # A sub-question's label opening a line or sentence: "(a)", "b)", "(ii)".
 _PART_LABEL_RE = re.compile(r"(?:^|(?<=[.:]\s))[ \t*_]*\(?(?:[a-f]|i{1,3}|iv|v|vi)\)[ \t]", re.MULTILINE)
 MIN_DISTINCT_ANSWERS = 3  # "The answer is (X)" with this many letters answers several questions, not one

@@ -27,6 +27,10 @@ _LABEL_AT_RE = re.compile(
     r"(?P<label>\)?(?:\*\*|__)?[ \t]*(?:[.):]|[-–—](?=[ \t])|(?=(?:(?:\*\*|__)[ \t]*)?$))|\)|\*\*|__|\}|»|”)",
     re.MULTILINE,
 )
+# What _LABEL_AT_RE may pass over before its letter, other than \boxed{-style commands and option words
+# (a backslash or "option"/"choice" where the skip stops keeps the candidate).
+_LABEL_GAP_CAP = 64
+_LABEL_GAP_RE = re.compile(r"[ \t*_:\n>+•$(\[«“-]{0,%d}" % _LABEL_GAP_CAP)
 # A line that labels one option: "C. text", "**C) text**", "- (C): text".
 LABEL_LINE_RE = re.compile(
     r"^[ \t>]*(?P<bullet>[-+•*][ \t]+)?(?:(?P<bold>\*\*|__)[ \t]*)?(?P<paren>\()?(?P<letter>[A-Z])(?P<punct>\)|\.|:)"
@@ -260,6 +264,11 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
     colons = [(m.start(), m.end()) for m in _COLON_RE.finditer(low, start)]
     leads = sorted(word_spans(low, _LEAD_WORDS, start, whole=True) + colons, reverse=True)
     for lead_start, lead_end in checked(leads, deadline):
+        gap = _LABEL_GAP_RE.match(text, lead_end).end()
+        if gap - lead_end < _LABEL_GAP_CAP and text[gap:gap + 1] not in valid and text[gap:gap + 1] != "\\" \
+                and not low.startswith(("option", "choice"), gap):
+            continue  # what follows the lead-in cannot lead to a letter (exact: the gap holds only what the
+            # pattern may skip, and it stops at a letter, a backslash command or an "option"/"choice" word)
         m = _LABEL_AT_RE.match(text, lead_end)
         if not m or m.group("letter") not in valid:
             continue
@@ -305,8 +314,9 @@ def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
         if low.startswith("it is", p):
             before = _SO_LETTER_RE.search(text, max(0, p - 20), p)
         elif _VERDICT_AT_RE.match(low, p):
-            if low.find("is", max(0, p - 40), p) < 0:
-                continue  # "A is right" needs its "is" (a megabyte of "answer answer" has none)
+            tail = low[max(0, p - 12):p].rstrip()
+            if tail and not tail.endswith(("is", "the", "most")):
+                continue  # "A is (the most) right" ends in one of these words right before the verdict
             before = _LETTER_IS_RE.search(text, max(0, p - 40), p)
             if before and not before.group("lead") and not _CLAUSE_OPENERS_RE.search(
                     text, max(0, before.start() - 12), before.start()):
@@ -368,7 +378,7 @@ def _windows(low: str, sentences: Sentences, start: int, text_end: int) -> list[
 # ("except" and "rather" stay allowed: "all of the following except (E)." answers an "except" question.)
 _CLOSING_NEGATION_RE = re.compile(r"\b(?:not|never|unlikely|incorrect|wrong|if|whether|unless|nor)\b|n't|n’t"
                                   r"|\((?-i:[A-Z])\)", re.IGNORECASE)  # another letter too: "(A) and (B)."
-_CLOSING_TAIL_RE = re.compile(r"[ \t*_]*[.!]?[ \t*_]*")
+_CLOSING_TAIL_RE = re.compile(r"[ \t*_]*(?:[.!][ \t*_]*)?")
 
 
 def _closes_response(text: str, text_end: int, m: re.Match, before: str) -> bool:
