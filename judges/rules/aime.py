@@ -193,7 +193,7 @@ _LETTER_RE = re.compile(r"[A-Za-z]{2,}")
 _NUMBER_RE = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
 # A sentence of the prose after a JSON reply that concludes ("Therefore, David saves $6.").
 _CONCLUSION_RE = re.compile(r"\b(?:therefore|thus|hence|in conclusion|the (?:final )?answer|the result)\b", re.IGNORECASE)
-_PROSE_SENTENCE_RE = re.compile(r"(?:[^.!?\n]|\.(?=\d))*(?:[.!?\n]|$)")  # "$324.00" stays whole
+_PROSE_SENTENCE_RE = re.compile(r"[^.!?\n]*(?:\.(?=\d)[^.!?\n]*)*(?:[.!?\n]|$)")  # "$324.00" stays whole
 _MAX_PROSE_CHARS = 4000
 _CLOSING_MARKS = tuple(".!?)]}*`\"'$|")  # what a finished reply may end with  # how much prose after a JSON reply is read for a different conclusion
 

@@ -66,7 +66,7 @@ _AT_BOXED = (
 _LETTER_BEFORE_RE = re.compile(
     r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?\**\s+is\s+(?:the|my)\s+(?:(?:most\s+)?(?:correct|right|best|likely|final|plausible)\s+)+$")
 # After a verdict on one option, its reason or scope: "Option D is correct because ...", "... for gases".
-_EVALUATION_RE = re.compile(r"[ \t]*(?:,[ \t]*)?(?:because|since|as|for|in|only|if|when|unless|under|given|due)\b", _I)
+_EVALUATION_RE = re.compile(r"[ \t]{0,8}(?:,[ \t]{0,8})?(?:because|since|as|for|in|only|if|when|unless|under|given|due)\b", _I)
 _WORD_RE = re.compile(r"\w*")
 # "D. ethyl acetate is the correct answer": a label, the option's words (one clause), then the verdict.
 _LABEL_MARK_RE = re.compile(r"(?:^|(?<=[\s,;(*]))\(?(?P<letter>[A-Z])[.)][ \t]")
