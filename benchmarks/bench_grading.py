@@ -9,6 +9,7 @@ direct answers, truncated generations with an open think block, and the odd retr
 summary.json) on N records written to a temporary run directory; 0 skips it. --real N times the stage on
 N records whose responses are the real model outputs of tests/judges/real/ (real lengths and phrasings),
 and the reading rate in MB/s on the worst hostile shapes of tests/judges/test_gpqa_time_limit.py.
+--hostile-only prints only those reading rates (every shape).
 """
 from __future__ import annotations
 
@@ -216,8 +217,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--stage", type=int, default=20_000, help="records for the whole-stage timing (0: skip)")
     parser.add_argument("--real", type=int, default=20_000, help="records of real responses for the stage (0: skip)")
+    parser.add_argument("--hostile-only", action="store_true", help="only the 1 MB hostile-shape reading rates")
     args = parser.parse_args()
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores")
+    if args.hostile_only:
+        rates = hostile_mb_per_s()
+        print("reading 1 MB hostile shapes (MB/s, goal >= 1): " + ", ".join(f"{k} {v:.2f}" for k, v in rates.items()))
+        return
 
     t0 = time.perf_counter()
     records = build_records(args.records)

@@ -307,6 +307,19 @@ def verb_phrases(text: str, low: str, valid: set[str], start: int = 0,
         yield m.start("letter"), m.end(), letter.upper(), "option phrase"
 
 
+def _ends_with_is(low: str, p: int) -> bool:
+    """Whether the words before p end "is", "is the", "is most" or "is the most" (when fewer than three
+    words fit in the window, say yes and let the pattern decide)."""
+    words = low[max(0, p - 24):p].split()[-3:]
+    if len(words) < 3:
+        return True
+    if words[-1] == "most":
+        words.pop()
+    if words[-1] == "the":
+        words.pop()
+    return words[-1] == "is"
+
+
 def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
                     deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"A is right", "Option C is the answer", "so, (C) it is"."""
@@ -314,9 +327,8 @@ def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
         if low.startswith("it is", p):
             before = _SO_LETTER_RE.search(text, max(0, p - 20), p)
         elif _VERDICT_AT_RE.match(low, p):
-            tail = low[max(0, p - 12):p].rstrip()
-            if tail and not tail.endswith(("is", "the", "most")):
-                continue  # "A is (the most) right" ends in one of these words right before the verdict
+            if not _ends_with_is(low, p):
+                continue  # "A is (the) (most) right": no "is" right before the verdict word
             before = _LETTER_IS_RE.search(text, max(0, p - 40), p)
             if before and not before.group("lead") and not _CLAUSE_OPENERS_RE.search(
                     text, max(0, before.start() - 12), before.start()):
@@ -330,10 +342,12 @@ def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
 def parenthesised(text: str, low: str, valid: set[str], start: int = 0,
                   deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"... is X (Option C)." in a committing sentence, or a line that is only "**X (C)**"."""
-    text_end = len(text.rstrip())
-    sentences = Sentences(text, low, start)
     origin = max(0, start - _REACH)
     openers = text.count("(", origin) + low.count("option", origin) + low.count("choice", origin)
+    if not openers:
+        return  # every parenthesised letter opens with "(" or an option word
+    text_end = len(text.rstrip())
+    sentences = Sentences(text, low, start)
     # Few places a parenthesised letter could be: look at each. Many: only where one could count.
     windows = [(origin, len(text))] if openers <= len(sentences.commit_hits) else \
         _windows(low, sentences, origin, text_end)
