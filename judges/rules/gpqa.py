@@ -130,13 +130,7 @@ def _bare_patterns(letters: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
 
 def _trigger_positions(low: str) -> list[tuple[str, int]]:
     """Every trigger word and where it starts: one str.find loop per word (C speed)."""
-    found = []
-    for word in _TRIGGERS:
-        p = low.find(word)
-        while p >= 0:
-            found.append((word, p))
-            p = low.find(word, p + 1)
-    return found
+    return [(word, p) for word in _TRIGGERS for p, _ in _occurrences(low, word)]
 
 
 _AFTER_WORD_CAP = 16
@@ -225,7 +219,7 @@ def _anchored(text: str, low: str, deadline: Deadline):
                 lead = _PHRASE_LEAD_RE.search(text, max(0, p - 40), p)
                 yield m, lead.start() if lead else p
                 break
-        if is_answer and after in "\n?":
+        if is_answer and after in ("\n", "?"):
             # A heading line ("### Final Answer") has a short prefix, so look back a bounded distance only.
             line_start = text.rfind("\n", max(0, p - 40), p) + 1
             if (line_start > 0 or p <= 40) and _HEADING_PREFIX_RE.fullmatch(text, line_start, p):
@@ -356,12 +350,13 @@ def _statement_starts(low: str) -> list[int]:
     The pattern is tried only at its words with a ":" or a verb close after them: a megabyte of
     "answer answer" costs a few C-speed searches, not a pattern tried at every word.
     """
-    words = sorted((p for word in _STATEMENT_WORDS for p, _ in _occurrences(low, word)), reverse=True)
-    if not words:
+    count = sum(low.count(word) for word in _STATEMENT_WORDS)
+    if not count:
         return []
-    if 4 * (low.count(":") + low.count(" is ") + low.count(" are ")) >= len(words):
+    if 4 * (low.count(":") + low.count(" is ") + low.count(" are ")) >= count:
         # Statements are common: the last few are found soon by scanning back from the end.
         return [m.end() for m in islice(finditer_from_last(_STATEMENT_RE, low), MAX_STATEMENTS)]
+    words = sorted((p for word in _STATEMENT_WORDS for p, _ in _occurrences(low, word)), reverse=True)
     stops = sorted([p for p, _ in word_spans(low, _STATEMENT_STOPS, whole=True)]
                    + [p for colon in (":", "：") for p, _ in _occurrences(low, colon)])
     starts: list[int] = []
