@@ -372,7 +372,7 @@ def _windows(low: str, sentences: Sentences, start: int, text_end: int) -> list[
     candidate worth a look, so a megabyte of "x (C); " is not examined letter by letter."""
     spans = [(p, p + SENTENCE_LIMIT) for p in sentences.commit_hits if p >= start - SENTENCE_LIMIT]
     for mark in ("**", "__"):
-        p = low.find(mark, start)
+        p = low.find(mark, max(0, start - SENTENCE_LIMIT))  # a bold line may open before start
         while p >= 0:
             spans.append((p, p + SENTENCE_LIMIT + SENTENCE_LIMIT // 2))  # covers the marks in its first half
             p = low.find(mark, p + SENTENCE_LIMIT // 2)
