@@ -133,6 +133,7 @@ def _trigger_positions(low: str) -> list[tuple[str, int]]:
     return [(word, p) for word in _TRIGGERS for p, _ in _occurrences(low, word)]
 
 
+GATED_FROM = 64  # trigger words in a response before the per-word gates below pay for their set-up
 _AFTER_WORD_CAP = 16
 _AFTER_WORD_RE = re.compile(r"[ \t*_]{0,%d}" % _AFTER_WORD_CAP)
 _COLONS_AND_DASHES = ":：—–-"
@@ -163,8 +164,8 @@ class _Copulas:
 
     def __init__(self, low: str, answer_words: int) -> None:
         self.low = low
-        # Gating pays only where the verbs are rarer than the answer words (counted at C speed).
-        self.gating = sum(low.count(w) for w in self.WORDS) < answer_words
+        # Gating pays only on long texts where the verbs are rarer than the answer words (counted at C speed).
+        self.gating = answer_words > GATED_FROM and sum(low.count(w) for w in self.WORDS) < answer_words
 
     @functools.cached_property
     def positions(self) -> list[int]:
@@ -350,10 +351,8 @@ def _statement_starts(low: str) -> list[int]:
     The pattern is tried only at its words with a ":" or a verb close after them: a megabyte of
     "answer answer" costs a few C-speed searches, not a pattern tried at every word.
     """
-    count = sum(low.count(word) for word in _STATEMENT_WORDS)
-    if not count:
-        return []
-    if 4 * (low.count(":") + low.count(" is ") + low.count(" are ")) >= count:
+    count = sum(low.count(word) for word in _STATEMENT_WORDS) if len(low) > GATED_FROM * 100 else 0
+    if count <= GATED_FROM or 4 * (low.count(":") + low.count(" is ") + low.count(" are ")) >= count:
         # Statements are common: the last few are found soon by scanning back from the end.
         return [m.end() for m in islice(finditer_from_last(_STATEMENT_RE, low), MAX_STATEMENTS)]
     words = sorted((p for word in _STATEMENT_WORDS for p, _ in _occurrences(low, word)), reverse=True)
@@ -449,10 +448,13 @@ def _before_invented_question(text: str) -> str:
 # A chat model that "sums up all the answers" after its own repeats the few-shot examples' answers.
 _ALL_ANSWERS = ("all the answers", "all answers", "所有答案")
 _SUMMING_UP = ("summar", "combin", "recap", "compil", "总结", "汇总")
+_PLURALS = ("nswers", "NSWERS", "所有答案")
 
 
 def _before_summary_of_answers(text: str) -> str:
     """The text before a line that sums up "all the answers" (kept whole when there is none)."""
+    if not any(word in text for word in _PLURALS):
+        return text  # the common case, at the cost of a few substring searches
     low = lower_same_length(text)
     for phrase in _ALL_ANSWERS:
         at = low.find(phrase)

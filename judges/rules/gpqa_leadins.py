@@ -339,6 +339,9 @@ def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
             yield before.start("letter"), p, before.group("letter"), "letter verdict"
 
 
+FEW_OPENERS = 64  # up to this many "(" and option words, each candidate is looked at directly
+
+
 def parenthesised(text: str, low: str, valid: set[str], start: int = 0,
                   deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"... is X (Option C)." in a committing sentence, or a line that is only "**X (C)**"."""
@@ -347,9 +350,9 @@ def parenthesised(text: str, low: str, valid: set[str], start: int = 0,
     if not openers:
         return  # every parenthesised letter opens with "(" or an option word
     text_end = len(text.rstrip())
-    sentences = Sentences(text, low, start)
     # Few places a parenthesised letter could be: look at each. Many: only where one could count.
-    windows = [(origin, len(text))] if openers <= len(sentences.commit_hits) else \
+    sentences = Sentences(text, low, start) if openers > FEW_OPENERS else None
+    windows = [(origin, len(text))] if sentences is None or openers <= len(sentences.commit_hits) else \
         _windows(low, sentences, origin, text_end)
     for lo, hi in reversed(windows):
         found = []
@@ -359,10 +362,11 @@ def parenthesised(text: str, low: str, valid: set[str], start: int = 0,
             if m.group("letter") in valid:
                 found.append(m)
         for m in checked(reversed(found), deadline):
-            before = sentences.before(m.start())
+            before = sentences.before(m.start()) if sentences else sentence_before(text, m.start())
+            committed = sentences.commits(m.start()) if sentences else commits(before)
             line = before.lstrip(" \t")
-            if before.strip(" \t*_") and (sentences.commits(m.start()) or line.startswith(("**", "__")) and
-                                           "\n" not in before or _closes_response(text, text_end, m, before)):
+            if before.strip(" \t*_") and (committed or line.startswith(("**", "__")) and "\n" not in before
+                                           or _closes_response(text, text_end, m, before)):
                 yield m.start("letter"), m.end(), m.group("letter"), "parenthesised"
 
 
