@@ -16,6 +16,7 @@ measures the other jobs as much as this one.
 --ab REF (with --real) times the real-response stage alternately with judges/rules/grade_workers.py as
 it was at git commit REF and as it is now, --repeats rounds each, and prints the median ratio: on a
 shared machine only such side-by-side ratios mean anything.
+--hostile-only prints only those reading rates (every shape).
 """
 from __future__ import annotations
 
@@ -289,8 +290,13 @@ def main() -> None:
     parser.add_argument("--real", type=int, default=20_000, help="records of real responses for the stage (0: skip)")
     parser.add_argument("--ab", metavar="REF", help="with --real: the stage with grade_workers.py of git REF and "
                         "of now, alternately, --repeats rounds each")
+    parser.add_argument("--hostile-only", action="store_true", help="only the 1 MB hostile-shape reading rates")
     args = parser.parse_args()
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores")
+    if args.hostile_only:
+        rates = hostile_mb_per_s()
+        print("reading 1 MB hostile shapes (MB/s, goal >= 1): " + ", ".join(f"{k} {v:.2f}" for k, v in rates.items()))
+        return
 
     t0 = time.perf_counter()
     records = build_records(args.records)

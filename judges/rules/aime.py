@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from judges.rules import sympy_pool
 from judges.rules.deadline import Deadline, SampleTimeout
@@ -12,7 +13,7 @@ from judges.rules.normalise import FULLWIDTH, final_answer_text
 from judges.rules.numbers import MAX_ANSWER_CHARS, evaluate, integer_value, needs_sympy
 
 # Bump whenever a change can flip a verdict (grades of older runs then stay apart).
-PARSER_VERSION = "aime-v3"
+PARSER_VERSION = "aime-v4"
 TIME_LIMIT_S = 5.0  # per sample: reading the answer plus evaluating it; past it the sample is a judge_error
 _CHECK_EVERY = 64  # candidate answers examined between two looks at the clock
 
@@ -47,7 +48,7 @@ _DIGIT_RE = re.compile(r"\d")
 # ({"reasoning": ..., "answer": "18"}, in a code fence or not) and a closing "A: 157" line (the GSM8K
 # paper's format). Both are read only when they come after every boxed or prose answer.
 _JSON_ANSWER_RE = re.compile(
-    r'"(?:final_)?answer"[ \t]*:[ \t]*(?:"((?:[^"\\\n]|\\.){1,80})"|([-+]?\d[\d,]*(?:\.\d+)?))')
+    r'"(?:final_)?answer"[ \t]*:[ \t]*(?:"((?:[^"\\\n]|\\.){1,600})"|([-+]?\d[\d,]*(?:\.\d+)?))')
 _LAST_LINE_A_RE = re.compile(r"(?:^|\n)[ \t*_]*A:[ \t*_]*([^\n]{1,80})\Z")
 _LAST_LINE_WINDOW = 120  # characters from the end in which the closing "A:" line is looked for
 _BARE_NUMBER_RE = re.compile(r"[\s*_$]*([-+−]?\d{1,3}(?:,\d{3})*(?:\.\d+)?|[-+−]?\d+(?:\.\d+)?)[\s*_$.]*")
@@ -167,14 +168,63 @@ def _json_answer(text: str, after: int) -> tuple[int, int, str, str] | None:
     Only when nothing after the reply's closing brace has a digit: prose after it that works a number
     out again may revise the answer, and is read (or not) by the other rules instead.
     """
-    found = next(finditer_from_last(_JSON_ANSWER_RE, text, after), None)
+    # A reply quoted inline (`{"answer": "42"}` in an instruction the model echoes) is an example, not an answer.
+    found = next((m for m in islice(finditer_from_last(_JSON_ANSWER_RE, text, after), 8)
+                  if not text.startswith("`", m.end())), None)
     if found is None:
         return None
-    close = text.find("}", found.end())
-    if _DIGIT_RE.search(text, close + 1 if close >= 0 else found.end()):
-        return None
     value = (found.group(1) or found.group(2)).replace('\\"', '"').strip().strip('"').strip()
-    return (found.start(), found.end(), value, "json") if _DIGIT_RE.search(value) else None
+    if _LETTER_RE.search(final_answer_text(value)):
+        # A sentence in the answer field ("Angela will be charged a total of $324.00."): its one number.
+        numbers = _NUMBER_RE.findall(value.rsplit(". ", 1)[-1])
+        if len(numbers) != 1:
+            return None
+        value = numbers[0]
+    if not _DIGIT_RE.search(value):
+        return None
+    close = text.find("}", found.end())
+    if _concluded_otherwise(text[close + 1 if close >= 0 else found.end():], value):
+        return None
+    return (found.start(), found.end(), value, "json")
+
+
+_RELATIVE_CLAUSE_RE = re.compile(r"(?<!\s)\s+(?:that|which|who)\s")
+_LETTER_RE = re.compile(r"[A-Za-z]{2,}")
+_NUMBER_RE = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
+# A sentence of the prose after a JSON reply that concludes ("Therefore, David saves $6.").
+_CONCLUSION_RE = re.compile(r"\b(?:therefore|thus|hence|in conclusion|the (?:final )?answer|the result)\b", re.IGNORECASE)
+_PROSE_SENTENCE_RE = re.compile(r"[^.!?\n]*(?:\.(?=\d)[^.!?\n]*)*(?:[.!?\n]|$)")  # "$324.00" stays whole
+_MAX_PROSE_CHARS = 4000
+_CLOSING_MARKS = tuple(".!?)]}*`\"'$|")  # what a finished reply may end with  # how much prose after a JSON reply is read for a different conclusion
+
+
+def _plain_number(text: str) -> str | None:
+    """ "$1,520.00" -> "1520"; None when the text is no plain number."""
+    m = _NUMBER_RE.fullmatch(text.strip().lstrip("$").rstrip(".").strip())
+    if m is None:
+        return None
+    number = m.group().replace(",", "")
+    return number.split(".")[0] if re.fullmatch(r"[-+]?\d+\.0*", number) else number
+
+
+def _concluded_otherwise(prose: str, value: str) -> bool:
+    """Whether the prose after a JSON reply concludes with another number than the reply's answer.
+
+    A restatement ("Therefore, the tallest tree is 34 feet tall.") keeps the answer; a conclusion that
+    works out another value ("Therefore, David saves $6.") revises it, and the other rules read that.
+    """
+    if not _DIGIT_RE.search(prose):
+        return False
+    want = _plain_number(final_answer_text(value))
+    if want is None:
+        return True
+    if prose.rstrip()[-1:] not in _CLOSING_MARKS and len(prose) > _MAX_PROSE_CHARS // 4:
+        return True  # long prose cut off mid-sentence: what it was concluding is unknown
+    last = None
+    for sentence in _PROSE_SENTENCE_RE.findall(prose[:_MAX_PROSE_CHARS]):
+        if _CONCLUSION_RE.search(sentence) and _DIGIT_RE.search(sentence):
+            last = sentence
+    return last is not None and want not in {_plain_number(n) for n in _NUMBER_RE.findall(last)}
 
 
 def _closing_a_line(text: str) -> tuple[int, int, str, str] | None:
@@ -225,7 +275,8 @@ def _read(response: str, deadline: Deadline) -> AimeReading:
         return AimeReading(None, None, None, f"answer {answer!r} retracted afterwards")
     value, reason = answer_value(answer, deadline)
     if value is None and via in ("phrase", "json"):
-        noun = _PROSE_NOUN_RE.fullmatch(final_answer_text(answer).rstrip("."))
+        # "64 distinct polynomials that meet the criteria": the relative clause says what is counted
+        noun = _PROSE_NOUN_RE.fullmatch(_RELATIVE_CLAUSE_RE.split(final_answer_text(answer).rstrip("."), 1)[0])
         if noun and not _VALUE_WORDS.intersection(noun.group(2).lower().split()):
             value, reason = int(noun.group(1)), None
     return AimeReading(answer, via, value, reason=reason)

@@ -1,21 +1,23 @@
 """Multiple-choice grading: the last committed answer letter within the sample's choice set (docs/grading.md)."""
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass
 from itertools import islice
 
 from judges.rules.deadline import Deadline, SampleTimeout
-from judges.rules.extract import boxed_from_last, committed_text, lower_same_length, retracted_after
+from judges.rules.extract import (boxed_from_last, committed_text, finditer_from_last, lower_same_length,
+                                  retracted_after)
 from judges.rules.gpqa_leadins import (LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
-                                      negated, parenthesised, sentence_before, verb_phrases)
+                                      negated, parenthesised, sentence_before, verb_phrases, word_spans)
 from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
 from judges.rules.vocabulary import ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
                                       quotes_own_option)
 
-PARSER_VERSION = "gpqa-v3"
+PARSER_VERSION = "gpqa-v4"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
@@ -63,6 +65,29 @@ _AT_BOXED = (
 # "(B) is the correct answer": read backwards from the trigger word.
 _LETTER_BEFORE_RE = re.compile(
     r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?\**\s+is\s+(?:the|my)\s+(?:(?:most\s+)?(?:correct|right|best|likely|final|plausible)\s+)+$")
+# After a verdict on one option, its reason or scope: "Option D is correct because ...", "... for gases".
+_EVALUATION_RE = re.compile(r"[ \t]{0,8}(?:,[ \t]{0,8})?(?:because|since|as|for|in|only|if|when|unless|under|given|due)\b", _I)
+_WORD_RE = re.compile(r"\w*")
+# "D. ethyl acetate is the correct answer": a label, the option's words (one clause), then the verdict.
+_LABEL_MARK_RE = re.compile(r"(?:^|(?<=[\s,;(*]))\(?(?P<letter>[A-Z])[.)][ \t]")
+_VERDICT_TAIL_RE = re.compile(r"(?<![ \t])[ \t]+is\s+(?:the|my)\s+(?:(?:most\s+)?(?:correct|right|best|likely|final|plausible)\s+)+$")
+_LABEL_REACH = 160  # how far before the verdict its label may be
+
+
+def _label_before(text: str, p: int) -> re.Match | None:
+    """The label letter of "D. <option words> is the correct answer", read backwards from the trigger at p."""
+    tail = _VERDICT_TAIL_RE.search(text, max(0, p - 40), p)
+    if tail is None:
+        return None
+    last = None
+    for last in _LABEL_MARK_RE.finditer(text, max(0, tail.start() - _LABEL_REACH), tail.start()):
+        pass
+    if last is None or _SENTENCE_BREAK_RE.search(text, last.end(), tail.start()):
+        return None
+    return last
+
+
+_SENTENCE_BREAK_RE = re.compile(r"[.!?;](?=\s)|\n")
 # Words that may open an anchor phrase before the trigger ("the final answer is"), for the quote check.
 _PHRASE_LEAD_RE = re.compile(r"(?:(?:the|my|our|final|correct|best|right)\s+)*$", _I)
 _QUOTES = "\"'“‘`«「"
@@ -105,18 +130,59 @@ def _bare_patterns(letters: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
 
 def _trigger_positions(low: str) -> list[tuple[str, int]]:
     """Every trigger word and where it starts: one str.find loop per word (C speed)."""
-    found = []
-    for word in _TRIGGERS:
-        p = low.find(word)
-        while p >= 0:
-            found.append((word, p))
-            p = low.find(word, p + 1)
-    return found
+    return [(word, p) for word in _TRIGGERS for p, _ in _occurrences(low, word)]
+
+
+GATED_FROM = 64  # trigger words in a response before the per-word gates below pay for their set-up
+_AFTER_WORD_CAP = 16
+_AFTER_WORD_RE = re.compile(r"[ \t*_]{0,%d}" % _AFTER_WORD_CAP)
+_COLONS_AND_DASHES = ":：—–-"
+
+
+_WRAP_GAP_CAP = 64
+_WRAP_GAP_RE = re.compile(r"[\s*_$«“\"(\[{:：—–-]{0,%d}" % _WRAP_GAP_CAP)
+
+
+def _letter_may_follow(text: str, low: str, k: int) -> bool:
+    """Whether a letter can follow at k after what an anchor may skip (wrappers, brackets, spaces): a gate
+    that never refuses a text an anchor pattern would read, and refuses a run of "Answer:" lines at once."""
+    gap = _WRAP_GAP_RE.match(text, k).end()
+    if gap - k >= _WRAP_GAP_CAP:
+        return True
+    c, nxt = text[gap:gap + 1], text[gap + 1:gap + 2]
+    if c == "\\" or low.startswith(("option", "choice"), gap):
+        return True
+    return c.isascii() and c.isalpha() and not (nxt.isascii() and nxt.isalnum())
+
+
+class _Copulas:
+    """Where the verbs of "the answer is C" occur, found once (on first use), so that the pattern that reads
+    words up to such a verb is tried only at answer words with one close after them."""
+
+    WORDS = ("is", "be", "est", "ist", "lautet", "wäre", "es", "sería", "serait", "è", "é")
+    REACH = 200  # characters from the answer word to its verb ("the answer to our calculated value is")
+
+    def __init__(self, low: str, answer_words: int) -> None:
+        self.low = low
+        # Gating pays only on long texts where the verbs are rarer than the answer words (counted at C speed).
+        self.gating = answer_words > GATED_FROM and sum(low.count(w) for w in self.WORDS) < answer_words
+
+    @functools.cached_property
+    def positions(self) -> list[int]:
+        return sorted(p for p, _ in word_spans(self.low, self.WORDS, whole=True))
+
+    def near(self, p: int) -> bool:
+        if not self.gating:
+            return True
+        i = bisect.bisect_left(self.positions, p)
+        return i < len(self.positions) and self.positions[i] - p <= self.REACH
 
 
 def _anchored(text: str, low: str, deadline: Deadline):
     """Every anchored letter as (match, phrase start); phrase start is where the anchor's words begin."""
-    for word, p in checked(_trigger_positions(low), deadline):
+    triggers = _trigger_positions(low)
+    copulas = _Copulas(low, sum(word in ANSWER_WORDS for word, _ in triggers))
+    for word, p in checked(triggers, deadline):
         if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and word != "boxed":
             continue  # inside a longer word ("reanswer")
         if word in CJK_ANSWER_WORDS:
@@ -139,13 +205,22 @@ def _anchored(text: str, low: str, deadline: Deadline):
             continue
         is_answer = word in ANSWER_WORDS
         patterns = _AT_ANSWER if is_answer else _AT_OPTION
+        if is_answer:
+            # Cheap gates, each exact: "Answer: C" needs its colon or dash right after the word (a capped
+            # skip of spaces and bold marks finds it), "the answer ... is C" a verb within a few words.
+            gap = _AFTER_WORD_RE.match(text, p + len(word)).end()
+            after = text[gap:gap + 1] if gap - p - len(word) < _AFTER_WORD_CAP else "?"
+            if after and after in _COLONS_AND_DASHES + "\n" and not _letter_may_follow(text, low, gap + 1):
+                after = ""  # "Answer:" followed by no letter ("Answer:\nAnswer:"): neither form can match
+            patterns = (_AT_ANSWER[0],) * (after in _COLONS_AND_DASHES or after == "?") + \
+                (_AT_ANSWER[1],) * copulas.near(p)
         for pat in patterns:
             m = pat.match(text, p)
             if m:
                 lead = _PHRASE_LEAD_RE.search(text, max(0, p - 40), p)
                 yield m, lead.start() if lead else p
                 break
-        if is_answer:
+        if is_answer and after in ("\n", "?"):
             # A heading line ("### Final Answer") has a short prefix, so look back a bounded distance only.
             line_start = text.rfind("\n", max(0, p - 40), p) + 1
             if (line_start > 0 or p <= 40) and _HEADING_PREFIX_RE.fullmatch(text, line_start, p):
@@ -153,22 +228,32 @@ def _anchored(text: str, low: str, deadline: Deadline):
                 if m:
                     yield m, line_start
         if low.find("is the", max(0, p - 40), p) >= 0:
-            before = _LETTER_BEFORE_RE.search(text, max(0, p - 60), p)
+            before = _LETTER_BEFORE_RE.search(text, max(0, p - 60), p) or _label_before(text, p)
             if before:
                 yield before, before.start()
 
 
 def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline):
-    """The last valid candidate (letter position, end, letter, via) and the last out-of-set letter."""
+    """The last valid candidate (letter position, end, letter, via), the last out-of-set letter, and every
+    "answer is X" letter with its position."""
     low = lower_same_length(text)
     best: tuple[int, int, str, str] | None = None
     rejected: tuple[int, str] | None = None
 
-    def consider(pos: int, end: int, letter: str, via: str) -> None:
-        nonlocal best
+    evaluated: tuple[int, int, str, str] | None = None  # the last "Option D is correct because ..."
+
+    def consider(pos: int, end: int, letter: str, via: str, evaluation: bool = False) -> None:
+        nonlocal best, evaluated
+        if evaluation:
+            # A verdict with its reason is one step of a walk-through of the options: it is the answer
+            # only when nothing else is ("A is the answer. Option C is correct for gases, ..." is A).
+            if evaluated is None or pos > evaluated[0]:
+                evaluated = (pos, end, letter, via)
+            return
         if best is None or pos > best[0]:
             best = (pos, end, letter, via)
 
+    answered: list[tuple[int, str]] = []  # every "the answer is X", to tell several questions answered apart
     for m, phrase_start in _anchored(text, low, deadline):
         letter = m.group("letter")
         pos = m.start("letter")
@@ -184,7 +269,10 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
             if letter.upper() not in ("I", "X") and (rejected is None or pos > rejected[0]):
                 rejected = (pos, letter.upper())  # "Answer: I think..." and a placeholder X are no choices
             continue
-        consider(pos, m.end(), letter.upper(), "anchor")
+        if m.re in _AT_ANSWER:
+            answered.append((pos, letter.upper()))
+        consider(pos, m.end(), letter.upper(), "anchor",
+                 m.re is _AT_OPTION[1] and _EVALUATION_RE.match(text, m.end()) is not None)
     # Only a candidate after the last anchored letter can win, so the other rules read from there on.
     start = best[0] + 1 if best else 0
     labels = LabelLines(text, start)
@@ -193,10 +281,12 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
                   parenthesised(text, low, valid, start, deadline), label_lines(text, valid, labels, deadline)):
         candidate = next(found, None)  # each rule's last candidate in the text comes first
         if candidate:
-            consider(*candidate)
+            pos, end, letter, via = candidate
+            consider(pos, end, letter, via, via == "letter verdict" and _EVALUATION_RE.match(
+                text, _WORD_RE.match(text, end).end()) is not None)
     for m in checked(bare_line.finditer(text, max(0, start - 2)), deadline):
         consider(m.start("letter"), m.end(), m.group("letter"), "line")
-    return best, rejected
+    return best or evaluated, rejected, answered
 
 
 def _label_text_start(text: str, pos: int) -> tuple[int, bool]:
@@ -250,13 +340,54 @@ def _statement_at(text: str, start: int) -> str:
     return "" if _LABEL_START_RE.match(segment) else segment  # a list line no letter rule accepted
 
 
+_STATEMENT_WORDS = (*ANSWER_WORDS, "product", "compound", "structure", "result", "value", "choice", "option")
+_STATEMENT_STOPS = ("is", "are", "est", "ist", "es")
+_STATEMENT_REACH = 62  # the most characters from a statement word to its ":" or verb, as _STATEMENT_RE allows
+
+
+def _statement_starts(low: str) -> list[int]:
+    """Where the last MAX_STATEMENTS statements' words begin (_STATEMENT_RE ends), latest first.
+
+    The pattern is tried only at its words with a ":" or a verb close after them: a megabyte of
+    "answer answer" costs a few C-speed searches, not a pattern tried at every word.
+    """
+    count = sum(low.count(word) for word in _STATEMENT_WORDS) if len(low) > GATED_FROM * 100 else 0
+    if count <= GATED_FROM or 4 * (low.count(":") + low.count(" is ") + low.count(" are ")) >= count:
+        # Statements are common: the last few are found soon by scanning back from the end.
+        return [m.end() for m in islice(finditer_from_last(_STATEMENT_RE, low), MAX_STATEMENTS)]
+    words = sorted((p for word in _STATEMENT_WORDS for p, _ in _occurrences(low, word)), reverse=True)
+    stops = sorted([p for p, _ in word_spans(low, _STATEMENT_STOPS, whole=True)]
+                   + [p for colon in (":", "：") for p, _ in _occurrences(low, colon)])
+    starts: list[int] = []
+    for p in words:
+        i = bisect.bisect_right(stops, p)
+        if i == len(stops) or stops[i] - p > _STATEMENT_REACH:
+            continue
+        m = _STATEMENT_RE.match(low, p)
+        if m and m.end() not in starts:
+            starts.append(m.end())
+            if len(starts) == MAX_STATEMENTS:
+                break
+    return starts
+
+
+def _occurrences(low: str, word: str) -> list[tuple[int, int]]:
+    """Every place word occurs (inside longer words too), by a C-speed find loop."""
+    found = []
+    p = low.find(word)
+    while p >= 0:
+        found.append((p, p + len(word)))
+        p = low.find(word, p + 1)
+    return found
+
+
 def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: list[str]) -> str | None:
     """The letter of the one option whose text the response's last statement gives, or None.
 
     Statements are "answer:" / "the product is" phrases and boxed answers, latest first; only when
     none names an option does the last line count, so an explanation after the answer cannot win.
     """
-    starts = [m.end() for m in _STATEMENT_RE.finditer(low)][-MAX_STATEMENTS:]
+    starts = _statement_starts(low)
     starts += [b.start + len("\\boxed{") for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None]
     for start in sorted(set(starts), reverse=True):
         segment = _statement_at(text, start)
@@ -314,16 +445,79 @@ def _before_invented_question(text: str) -> str:
     return text
 
 
+# A chat model that "sums up all the answers" after its own repeats the few-shot examples' answers.
+_ALL_ANSWERS = ("all the answers", "all answers", "所有答案")
+_SUMMING_UP = ("summar", "combin", "recap", "compil", "总结", "汇总")
+_PLURALS = ("nswers", "NSWERS", "所有答案")
+
+
+def _before_summary_of_answers(text: str) -> str:
+    """The text before a line that sums up "all the answers" (kept whole when there is none)."""
+    if not any(word in text for word in _PLURALS):
+        return text  # the common case, at the cost of a few substring searches
+    low = lower_same_length(text)
+    for phrase in _ALL_ANSWERS:
+        at = low.find(phrase)
+        while at >= 0:
+            line_start = low.rfind("\n", max(0, at - 120), at) + 1  # bounded: a long line is no heading
+            line_end = low.find("\n", at, at + 120)
+            line = low[line_start:line_end if line_end >= 0 else at + 120]
+            if line_start > 0 and any(w in line for w in _SUMMING_UP):
+                return text[:line_start]
+            at = low.find(phrase, at + 1)
+    return text
+
+
+# An explicit non-answer after the last letter: "None of the options match this value.", "The answer is not
+# provided in the options.", "(C) $7.40, but this is not the correct answer".
+_NON_ANSWER_RE = re.compile(
+    r"\b(?:none\s+of\s+the\s+(?:given\s+|provided\s+|listed\s+|above\s+|answer\s+)?(?:options|choices)"
+    r"|not\s+(?:among|in|listed\s+in|provided\s+in|one\s+of)\s+the\s+(?:given\s+|provided\s+|listed\s+)?"
+    r"(?:options|choices)|but\s+(?:this|that|it)\s+is\s+not\s+the\s+(?:correct|right)\s+answer)", _I)
+# Another parenthesised letter right before the one read, in the same list: "(E), and (G)".
+_LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*(?:,[ \t]*)?(?:and[ \t]+|&[ \t]*)?\(?$")
+# A sub-question's label opening a line or sentence: "(a)", "b)", "(ii)".
+_PART_LABEL_RE = re.compile(r"(?:^|(?<=[.:]\s))[ \t*_]*\(?(?:[a-f]|i{1,3}|iv|v|vi)\)[ \t]", re.MULTILINE)
+MIN_DISTINCT_ANSWERS = 3  # "The answer is (X)" with this many letters answers several questions, not one
+ANSWER_BLOCK_GAP = 300  # characters between the last two of them when they are one block of answer lines
+
+
+def _several_questions(text: str, answered: list[tuple[int, str]]) -> str | None:
+    """The letters, when the response answers several questions ("(a) ... The answer is (D). (b) ... (B).").
+
+    Either two different "answer is" letters with a sub-question label between them, or three or more
+    different letters where the first and the last differ (a chat model that answers, re-answers the
+    prompt's worked examples and ends on its first answer again has answered the question asked).
+    """
+    letters = [letter for _, letter in answered]
+    if len(set(letters)) < 2:
+        return None
+    for (p0, a), (p1, b) in zip(answered, answered[1:]):
+        if a != b and _PART_LABEL_RE.search(text, p0, p1):
+            return ", ".join(letters)
+    # Only the last block of answer lines counts: an answer worked out at length after a block stands.
+    first = len(answered) - 1
+    while first > 0 and answered[first][0] - answered[first - 1][0] <= ANSWER_BLOCK_GAP:
+        first -= 1
+    block = letters[first:]
+    if len(set(block)) >= MIN_DISTINCT_ANSWERS and block[0] != block[-1]:
+        return ", ".join(block)
+    return None
+
+
 def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | None,
                  deadline: Deadline) -> GpqaReading:
     text, think_open = committed_text(response)
-    text = _before_invented_question(_normalise(text))
+    text = _before_summary_of_answers(_before_invented_question(_normalise(text)))
     bare_line, bare_whole = _bare_patterns(letters)
     valid = {c.upper() for c in letters}
     if options is not None and len(options) != len(letters):
         options = None
 
-    best, rejected = _scan(text, bare_line, valid, deadline)
+    best, rejected, answered = _scan(text, bare_line, valid, deadline)
+    parts = _several_questions(text, answered)
+    if parts:
+        return GpqaReading(None, None, f"answers several questions ({parts})")
     if best is None and rejected is None:
         # A response that is only a letter ("c", "(B) ethyl acetate"), when nothing else states one.
         whole = bare_whole.fullmatch(text.strip())
@@ -342,6 +536,12 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     deadline.check("reading the answer")
     if retracted_after(text, end):
         return GpqaReading(None, None, f"answer {letter} retracted afterwards")
+    if _NON_ANSWER_RE.search(text, end):
+        return GpqaReading(None, None, f"says no option is the answer after giving {letter}")
+    listed = _LISTED_BEFORE_RE.search(text, max(0, start - 16), start)
+    if listed and listed.group("other") in valid and listed.group("other") != letter:
+        # "The correct options are (D), (E), and (G).": several letters given together, no single answer
+        return GpqaReading(None, None, f"{listed.group('other')} and {letter} given together")
     other = _hedged_with(text, start, letter, valid)
     if other:
         return GpqaReading(None, None, f"hedged between {letter} and {other}")

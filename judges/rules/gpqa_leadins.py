@@ -3,6 +3,7 @@ label line, or as a parenthesised letter after the option text ("... but-2-enal 
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
@@ -26,6 +27,10 @@ _LABEL_AT_RE = re.compile(
     r"(?P<label>\)?(?:\*\*|__)?[ \t]*(?:[.):]|[-–—](?=[ \t])|(?=(?:(?:\*\*|__)[ \t]*)?$))|\)|\*\*|__|\}|»|”)",
     re.MULTILINE,
 )
+# What _LABEL_AT_RE may pass over before its letter, other than \boxed{-style commands and option words
+# (a backslash or "option"/"choice" where the skip stops keeps the candidate).
+_LABEL_GAP_CAP = 64
+_LABEL_GAP_RE = re.compile(r"[ \t*_:\n>+•$(\[«“-]{0,%d}" % _LABEL_GAP_CAP)
 # A line that labels one option: "C. text", "**C) text**", "- (C): text".
 LABEL_LINE_RE = re.compile(
     r"^[ \t>]*(?P<bullet>[-+•*][ \t]+)?(?:(?P<bold>\*\*|__)[ \t]*)?(?P<paren>\()?(?P<letter>[A-Z])(?P<punct>\)|\.|:)"
@@ -42,6 +47,12 @@ _NEGATION_RE = re.compile(
     r"\b(?:not|never|unlikely|incorrect|wrong|if|whether|unless|rather|instead|unlike|except|nor|ruled?|eliminate[sd]?)\b|n't|n’t",
     re.IGNORECASE,
 )
+# The subject of a "which is false / the exception" question, right before its "is":
+# "The incorrect statement is (A).", "The odd one out is (C).", "the exception is B".
+_ASKED_FOR_RE = re.compile(
+    r"\b(?:(?:false|incorrect|wrong|untrue|invalid|inaccurate|odd|weakest|strongest|least\s+likely)[ \t]+"
+    r"(?:statement|option|choice|one|assertion|claim|answer|argument)|exception|odd[ \t]+one[ \t]+out)[ \t*_]*$",
+    re.IGNORECASE)
 # A parenthesised letter closing a statement: "... but-2-enal (Option C)." / "... methyl acetate (A)."
 _PAREN_LETTER_RE = re.compile(
     r"(?:(?P<paren>\()(?:(?:option|choice|Option|Choice)\s+)?"
@@ -49,10 +60,10 @@ _PAREN_LETTER_RE = re.compile(
     r"(?P<letter>[A-Z])(?(paren)\))(?=[ \t*_]*(?:[.!;]|$))", re.MULTILINE)
 # "This matches option A", "corresponds to option B", "I'll go with C": tried only where a verb was found.
 _VERBS = ("match", "correspond", "consistent", "closest to", "go with", "going with", "choos", "select", "pick", "settle",
-          "i.e.", "namely", "which is", "that is")
+          "i.e.", "namely", "which is", "that is", "is option", "is choice")
 _VERB_OPTION_RE = re.compile(
     r"(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|closest\s+to|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
-    r"pick(?:ing)?|settle\s+on|i\.e\.,?|namely|which\s+is|that\s+is)\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
+    r"pick(?:ing)?|settle\s+on|i\.e\.,?|namely|which\s+is|that\s+is|is(?=\s+(?:option|choice)\b))\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
     r"(?:(?:option|choice)\s+)?[*_(\[]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
     re.IGNORECASE,
 )
@@ -64,13 +75,14 @@ _VERDICT_AT_RE = re.compile(
     r"(?:(?:correct|right|best|likely|plausible)\b(?:\s+(?:answer|option|choice|one))?|answer\b)"
     r"(?!\s+(?:only|if|when|unless|under|for|in)\b)")
 _LETTER_IS_RE = re.compile(
-    r"(?P<lead>(?:[Oo]ption|[Cc]hoice)\s+)?\(?(?P<letter>[A-Z])\)?(?:\*\*|__)?\s+is\s+(?:the\s+)?(?:most\s+)?$")
+    r"(?P<lead>(?:[Oo]ption|[Cc]hoice|[Tt]he\s+(?:answer|statement))\s+)?\(?(?P<letter>[A-Z])\)?(?:\*\*|__)?\s+is\s+"
+    r"(?:the\s+)?(?:most\s+)?$")
 _SO_LETTER_RE = re.compile(r"\b(?i:so|then|thus)[,\s]+\(?(?P<letter>[A-Z])\)?\s+$")
 _CLAUSE_OPENERS_RE = re.compile(r"(?:^|[.!?:;,>]\s+|[\n(*]|\b(?i:so|thus|hence|therefore|clearly|overall)\s+)$")
 _OPTION_WORD_RE = re.compile(r"(?:option|choice)\s+[*_(\[]*[A-Za-z](?![A-Za-z0-9])$", re.IGNORECASE)
 _CHOOSER_RE = re.compile(r"(?:\bi(?:'ll|’ll| will| would)?|\bwe(?:'ll| will)?|let's|let’s|\bso|\bthus|\btherefore)\s+$",
                          re.IGNORECASE)
-_SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
+_SENTENCE_END_RE = re.compile(r"[.!?][\"'”’]?(?=\s)|\n")  # a closing quote may follow the stop
 _SPACES_RE = re.compile(r"\s*")
 _REACH = 80  # how far before its letter a lead-in phrase may begin
 Candidate = tuple[int, int, str, str]  # (letter position, end of the phrase, letter, how it was found)
@@ -94,7 +106,10 @@ def _shape(m: re.Match) -> tuple[bool, bool, bool, str]:
     return bool(m.group("bullet")), bool(m.group("bold")), bool(m.group("paren")), m.group("punct")
 
 
-def sentence_before(text: str, pos: int, limit: int = 300) -> str:
+SENTENCE_LIMIT = 300  # longest sentence looked back over from a candidate
+
+
+def sentence_before(text: str, pos: int, limit: int = SENTENCE_LIMIT) -> str:
     """The sentence (or line) that ends at pos, at most limit characters of it."""
     start = max(0, pos - limit)
     last = None
@@ -103,9 +118,21 @@ def sentence_before(text: str, pos: int, limit: int = 300) -> str:
     return text[last.end() if last else start:pos]
 
 
+def _last_clause(sentence: str) -> str:
+    """The clause after the sentence's last "but" or "however": what a negation before it says no longer holds
+    ("The answer is not among the choices, but the closest is (B)")."""
+    last = None
+    for last in _CONTRAST_RE.finditer(sentence):
+        pass
+    return sentence[last.end():] if last else sentence
+
+
+_CONTRAST_RE = re.compile(r"\b(?:but|however)\b", re.IGNORECASE)
+
+
 def negated(sentence: str) -> bool:
-    """A sentence that negates or conditions what it says ("not", "if", "rather than", "instead")."""
-    return _NEGATION_RE.search(sentence) is not None
+    """A sentence whose last clause negates or conditions what it says ("not", "if", "rather than", "instead")."""
+    return _NEGATION_RE.search(_last_clause(sentence)) is not None
 
 
 # A sentence with no commitment word is skipped with fast substring searches first (the alternation,
@@ -118,7 +145,47 @@ def commits(sentence: str) -> bool:
     low = sentence.lower()
     if not any(stem in low for stem in _COMMIT_STEMS):
         return False
-    return _COMMIT_RE.search(sentence) is not None and _NEGATION_RE.search(sentence) is None
+    return _COMMIT_RE.search(sentence) is not None and not negated(sentence)
+
+
+class Sentences:
+    """Sentence starts and commitment words of a text, found in one pass each, so that a rule looking at
+    thousands of candidates asks two bisects per candidate instead of rescanning 300 characters each time."""
+
+    def __init__(self, text: str, low: str, start: int = 0) -> None:
+        self.text = text
+        origin = self.origin = max(0, start - SENTENCE_LIMIT - _REACH)
+        hits = []
+        for stem in _COMMIT_STEMS:
+            p = low.find(stem, origin)
+            while p >= 0:
+                hits.append(p)
+                p = low.find(stem, p + 1)
+        hits.sort()
+        self.commit_hits = hits
+
+    @functools.cached_property
+    def ends(self) -> list[int]:
+        """Where each sentence (or line) ends; found only when a candidate needs it."""
+        return [m.end() for m in _SENTENCE_END_RE.finditer(self.text, self.origin)]
+
+    def start_of(self, pos: int) -> int:
+        """Where the sentence ending at pos starts (as sentence_before finds it)."""
+        i = bisect.bisect_right(self.ends, pos) - 1
+        low_bound = max(0, pos - SENTENCE_LIMIT)
+        return self.ends[i] if i >= 0 and self.ends[i] > low_bound else low_bound
+
+    def before(self, pos: int) -> str:
+        return self.text[self.start_of(pos):pos]
+
+    def commits(self, pos: int) -> bool:
+        """Whether the sentence ending at pos commits to a choice (commits()), skipping sentences with no
+        commitment word by a bisect."""
+        start = self.start_of(pos)
+        i = bisect.bisect_left(self.commit_hits, start)
+        if i == len(self.commit_hits) or self.commit_hits[i] >= pos:
+            return False
+        return commits(self.text[start:pos])
 
 
 class LabelLines:
@@ -163,21 +230,20 @@ class LabelLines:
         return False
 
 
-def _is_word_char(c: str) -> bool:
-    return c.isalnum() or c == "_"
-
-
-def _word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = False) -> list[tuple[int, int]]:
+def word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = False) -> list[tuple[int, int]]:
     """Where each word occurs at a word start (and end, if whole): one C-speed find loop per word.
 
-    Far faster than one regex alternation scanned over the text, which Python's re tries at every position.
+    Far faster than one regex alternation scanned over the text, which Python's re tries at every position
+    (and than a pattern with a lookbehind, which re cannot search for as a literal).
     """
     spans = []
     for word in words:
         n = len(word)
         p = low.find(word, start)
         while p >= 0:
-            if (p == 0 or not _is_word_char(low[p - 1])) and not (whole and _is_word_char(low[p + n:p + n + 1])):
+            before = low[p - 1] if p else " "
+            after = low[p + n:p + n + 1] if whole else " "
+            if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
                 spans.append((p, p + n))
             p = low.find(word, p + 1)
     return spans
@@ -196,8 +262,13 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
     """
     start = max(0, start - _REACH)
     colons = [(m.start(), m.end()) for m in _COLON_RE.finditer(low, start)]
-    leads = sorted(_word_spans(low, _LEAD_WORDS, start, whole=True) + colons, reverse=True)
+    leads = sorted(word_spans(low, _LEAD_WORDS, start, whole=True) + colons, reverse=True)
     for lead_start, lead_end in checked(leads, deadline):
+        gap = _LABEL_GAP_RE.match(text, lead_end).end()
+        if gap - lead_end < _LABEL_GAP_CAP and text[gap:gap + 1] not in valid and text[gap:gap + 1] != "\\" \
+                and not low.startswith(("option", "choice"), gap):
+            continue  # what follows the lead-in cannot lead to a letter (exact: the gap holds only what the
+            # pattern may skip, and it stops at a letter, a backslash command or an "option"/"choice" word)
         m = _LABEL_AT_RE.match(text, lead_end)
         if not m or m.group("letter") not in valid:
             continue
@@ -207,7 +278,8 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
                 continue
             yield m.start("letter"), m.end(), m.group("letter"), "lead-in line"
             continue
-        if not commits(sentence_before(text, lead_start)):
+        before = sentence_before(text, lead_start)
+        if not commits(before) and not _ASKED_FOR_RE.search(before):
             continue
         if labels.in_list(m.start("letter"), m.group("letter"), before=False):
             continue
@@ -217,7 +289,7 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
 def verb_phrases(text: str, low: str, valid: set[str], start: int = 0,
                  deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"This matches option A", "corresponds to option B", "I'll go with C"."""
-    for p, _ in checked(sorted(_word_spans(low, _VERBS, max(0, start - _REACH)), reverse=True), deadline):
+    for p, _ in checked(sorted(word_spans(low, _VERBS, max(0, start - _REACH)), reverse=True), deadline):
         m = _VERB_OPTION_RE.match(text, p)
         if not m:
             continue
@@ -235,13 +307,28 @@ def verb_phrases(text: str, low: str, valid: set[str], start: int = 0,
         yield m.start("letter"), m.end(), letter.upper(), "option phrase"
 
 
+def _ends_with_is(low: str, p: int) -> bool:
+    """Whether the words before p end "is", "is the", "is most" or "is the most" (when fewer than three
+    words fit in the window, say yes and let the pattern decide)."""
+    words = low[max(0, p - 24):p].split()[-3:]
+    if len(words) < 3:
+        return True
+    if words[-1] == "most":
+        words.pop()
+    if words[-1] == "the":
+        words.pop()
+    return words[-1] == "is"
+
+
 def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
                     deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"A is right", "Option C is the answer", "so, (C) it is"."""
-    for p, _ in checked(sorted(_word_spans(low, _VERDICTS, start), reverse=True), deadline):
+    for p, _ in checked(sorted(word_spans(low, _VERDICTS, start), reverse=True), deadline):
         if low.startswith("it is", p):
             before = _SO_LETTER_RE.search(text, max(0, p - 20), p)
         elif _VERDICT_AT_RE.match(low, p):
+            if not _ends_with_is(low, p):
+                continue  # "A is (the) (most) right": no "is" right before the verdict word
             before = _LETTER_IS_RE.search(text, max(0, p - 40), p)
             if before and not before.group("lead") and not _CLAUSE_OPENERS_RE.search(
                     text, max(0, before.start() - 12), before.start()):
@@ -252,16 +339,72 @@ def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
             yield before.start("letter"), p, before.group("letter"), "letter verdict"
 
 
+FEW_OPENERS = 64  # up to this many "(" and option words, each candidate is looked at directly
+
+
 def parenthesised(text: str, low: str, valid: set[str], start: int = 0,
                   deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"... is X (Option C)." in a committing sentence, or a line that is only "**X (C)**"."""
-    for m in checked(reversed(list(_PAREN_LETTER_RE.finditer(text, max(0, start - _REACH)))), deadline):
-        if m.group("letter") not in valid:
-            continue
-        before = sentence_before(text, m.start())
-        line = before.lstrip(" \t")
-        if before.strip(" \t*_") and (commits(before) or line.startswith(("**", "__")) and "\n" not in before):
-            yield m.start("letter"), m.end(), m.group("letter"), "parenthesised"
+    origin = max(0, start - _REACH)
+    openers = text.count("(", origin) + low.count("option", origin) + low.count("choice", origin)
+    if not openers:
+        return  # every parenthesised letter opens with "(" or an option word
+    text_end = len(text.rstrip())
+    # Few places a parenthesised letter could be: look at each. Many: only where one could count.
+    sentences = Sentences(text, low, start) if openers > FEW_OPENERS else None
+    windows = [(origin, len(text))] if sentences is None or openers <= len(sentences.commit_hits) else \
+        _windows(low, sentences, origin, text_end)
+    for lo, hi in reversed(windows):
+        found = []
+        for m in _PAREN_LETTER_RE.finditer(text, lo):
+            if m.start() >= hi:
+                break
+            if m.group("letter") in valid:
+                found.append(m)
+        for m in checked(reversed(found), deadline):
+            before = sentences.before(m.start()) if sentences else sentence_before(text, m.start())
+            committed = sentences.commits(m.start()) if sentences else commits(before)
+            line = before.lstrip(" \t")
+            if before.strip(" \t*_") and (committed or line.startswith(("**", "__")) and "\n" not in before
+                                           or _closes_response(text, text_end, m, before)):
+                yield m.start("letter"), m.end(), m.group("letter"), "parenthesised"
+
+
+def _windows(low: str, sentences: Sentences, start: int, text_end: int) -> list[tuple[int, int]]:
+    """Where a parenthesised letter can be read: after a commitment word or a bold mark (within one
+    sentence's reach), and at the end of the text; merged and in order. Text outside them holds no
+    candidate worth a look, so a megabyte of "x (C); " is not examined letter by letter."""
+    spans = [(p, p + SENTENCE_LIMIT) for p in sentences.commit_hits if p >= start - SENTENCE_LIMIT]
+    for mark in ("**", "__"):
+        p = low.find(mark, max(0, start - SENTENCE_LIMIT))  # a bold line may open before start
+        while p >= 0:
+            spans.append((p, p + SENTENCE_LIMIT + SENTENCE_LIMIT // 2))  # covers the marks in its first half
+            p = low.find(mark, p + SENTENCE_LIMIT // 2)
+    spans.append((max(start, text_end - SENTENCE_LIMIT), text_end + 1))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for lo, hi in spans:
+        lo = max(lo, start)
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        elif hi > lo:
+            merged.append((lo, hi))
+    return merged
+
+
+# Words that keep a closing "... (C)." from being a choice: a negation or condition in its last clause.
+# ("except" and "rather" stay allowed: "all of the following except (E)." answers an "except" question.)
+_CLOSING_NEGATION_RE = re.compile(r"\b(?:not|never|unlikely|incorrect|wrong|if|whether|unless|nor)\b|n't|n’t"
+                                  r"|\((?-i:[A-Z])\)", re.IGNORECASE)  # another letter too: "(A) and (B)."
+_CLOSING_TAIL_RE = re.compile(r"[ \t*_]*(?:[.!][ \t*_]*)?")
+
+
+def _closes_response(text: str, text_end: int, m: re.Match, before: str) -> bool:
+    """ "The odd one out is (C)." as the response's last sentence: a statement in words, then its letter."""
+    if _CLOSING_TAIL_RE.match(text, m.end()).end() < text_end:
+        return False
+    clause = before.strip()
+    return " " in clause and not clause.startswith("(") and _CLOSING_NEGATION_RE.search(_last_clause(before)) is None
 
 
 def label_lines(text: str, valid: set[str], labels: LabelLines,

@@ -5,16 +5,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from judges.rules.normalise import UNICODE_SPACES
+from judges.rules.normalise import UNICODE_SPACES, latex_symbols
 from judges.rules.vocabulary import WRAPPER_RE_PART
 
 # LaTeX and markdown that decorate an option without changing it.
 _DECOR_RE = re.compile(r"\\" + WRAPPER_RE_PART + r"\b|\\[,;:! ]|[$*_`~{}]|\\[()\[\]]")
 # Multiplication signs written in several ways ("3.9 x 10^5", "3.9 \times 10^5", "3.9*10^5").
 _TIMES_RE = re.compile(r"\\times\b|\\cdot\b|[×·⋅]")
-_HBAR_RE = re.compile(r"\\hbar\b")
-_SQRT_RE = re.compile(r"\\sqrt\b")  # \sqrt{2} and √2 are the same value
-_FRAC_RE = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")  # \frac{a}{b} and a/b too
 _ARROW_RE = re.compile(r"\\(?:rightarrow|to|longrightarrow)\b|→")
 # Tokens: a run of letters, a run of digits, or one other visible character; spaces only separate.
 _TOKEN_RE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
@@ -26,8 +23,7 @@ MAX_SEGMENT_CHARS = 600
 
 def tokens(text: str) -> tuple[str, ...]:
     """Case-, whitespace- and decoration-insensitive tokens of an option or a quoted answer."""
-    text = _HBAR_RE.sub("ħ", _ARROW_RE.sub(" -> ", _TIMES_RE.sub(" x ", text[:MAX_SEGMENT_CHARS])))
-    text = _SQRT_RE.sub("√", _FRAC_RE.sub(r"\1/\2", text))
+    text = latex_symbols(_ARROW_RE.sub(" -> ", _TIMES_RE.sub(" x ", text[:MAX_SEGMENT_CHARS])))
     text = _DECOR_RE.sub(" ", text)
     text = text.translate(UNICODE_SPACES).replace("−", "-").replace("–", "-")
     return tuple(_TOKEN_RE.findall(text.lower()))

@@ -11,7 +11,8 @@ from judges.rules.vocabulary import WRAPPER_RE_PART
 
 # \text{25}, \textbf{25}, \mathrm{cm}: the wrapper goes, its content stays.
 _WRAPPER_RE = re.compile(rf"\\{WRAPPER_RE_PART}\s*\{{([^{{}}]*)\}}")
-_DEGREE_RE = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|°|º")
+# Degrees, with the temperature scale after them if any ("-10°F", "25^\circ C").
+_DEGREE_RE = re.compile(r"(?:\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|°|º)(?:[ \t]?[CF](?![A-Za-z]))?")
 _DELIMITER_RE = re.compile(r"\$|\\\(|\\\)|\\\[|\\\]|\\left(?![A-Za-z])|\\right(?![A-Za-z])|\\displaystyle")
 _SPACING_RE = re.compile(r"\\[,!;: ]|~|\\q?quad(?![A-Za-z])")
 _WHITESPACE_RE = re.compile(r"\s+")
@@ -52,6 +53,10 @@ _WRAPPED_UNIT_RE = re.compile(
 _BARE_UNIT_RE = re.compile(
     r"(?<=[\d}).])\s*(?:" + _UNIT_WORDS + r")(?:\s*\^\s*\{?\s*[23]\s*\}?|[²³])?\s*\.?\s*$", re.IGNORECASE)
 _PERCENT_TAIL_RE = re.compile(r"(?<!\s)\s*\\?%\s*$")  # starts only where a space run does: linear
+# LaTeX written as the Unicode symbol a model may type instead: \hbar/ħ, \sqrt{2}/√2, \frac{a}{b}/a/b.
+_HBAR_RE = re.compile(r"\\hbar\b")
+_SQRT_RE = re.compile(r"\\sqrt\b")
+_FRAC_RE = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _LEFT_VARIABLE_RE = re.compile(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*=(?!=)")
 
 
@@ -119,3 +124,8 @@ def expression_text(text: str) -> str:
 def drop_left_variable(text: str) -> str:
     """ "x = 5" -> "5", "a_1 = 3" -> "3"; an equation with more on its left ("x^2 = 4") is kept whole."""
     return _LEFT_VARIABLE_RE.sub("", text, count=1).strip()
+
+
+def latex_symbols(text: str) -> str:
+    """LaTeX symbols as their Unicode forms, so "\\hbar/\\sqrt{2}" and "ħ/√2" compare equal (option texts)."""
+    return _SQRT_RE.sub("√", _FRAC_RE.sub(r"\1/\2", _HBAR_RE.sub("ħ", text)))

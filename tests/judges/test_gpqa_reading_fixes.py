@@ -24,9 +24,38 @@ CASES = {
     "not-among-the-options": ("The computed value 12.5 is not among the options provided.", None),
     "either-or": ("The answer is either B or D.", None),
     "not-closest": ("This is not closest to option B.", None),
+    # a negated or evaluative walk-through: its letters are not choices
+    "negated-walkthrough": ("B is incorrect, C is incorrect, A is incorrect, D. a/b m is the correct answer.", "D"),
+    "walkthrough-after-answer": ("Answer: B\n\nOption A is correct only in water. Option C is correct because it "
+                                 "is stable in gases. D is incorrect.", "B"),
+    "verdict-with-reason-alone": ("Option C is correct because the ring opens.", "C"),
+    # "which statement is false": "Option D is correct because" is weighed against the final statement
+    "false-statement-asked": ("Option D is correct because the ring opens.\nOption A is incorrect: no ring forms."
+                              "\n\nThe false statement is A.", "A"),
+    "incorrect-statement-paren": ("X holds (option A). So (D) is correct. The incorrect statement is (A).", "A"),
+    "odd-one-out": ("We refer to the literature. The odd one out is (C).", "C"),
+    # the answer in the response's closing sentence, its letter in parentheses
+    "closing-except": ("Auditors may provide all of the following services without approval, except (B).", "B"),
+    "closing-quote-before": ('He said "if banks are allowed, so is all else." He is best described as (B).', "B"),
+    "closing-two-letters": ("The parents were most likely (A) and (B).", None),
+    # a negation before "but" does not hold after it
+    "closest-after-but": ("The answer is not among the choices, but the closest is (B).", "B"),
+    "statement-is-correct": ("We get 444 m. The statement (B) is correct.", "B"),
+    "this-is-option": ("Cells need carbon, nitrogen and water. This is option C.", "C"),
+    # several questions answered, or no option taken after all
+    "sub-questions": ("(a) x = 2. The answer is (A).\n(b) y = 3. The answer is (B).", None),
+    "block-of-answers": ("The answer is (A)\nThe answer is (C)\nThe answer is (B)\nThe answer is (D)", None),
+    "block-ends-on-first": ("The answer is (A)\nThe answer is (C)\nThe answer is (B)\nThe answer is (A)", "A"),
+    "none-after-letter": ("The closest answer is (B). Rechecking gives 12.2. None of the options match this value.",
+                          None),
+    "listed-together": ("So options (A) and (C) fail. The correct options are (B), (D).", None),
+    "summary-of-answers": ("So the answer is (C).\n\nNow, combining all the answers:\nThe answer is (A).", "C"),
     # option text compared as whole values, LaTeX and Unicode normalised on both sides
     "short-option-is-a-whole-value": ("Answer: 1", None),
     "unicode-quotes-latex-option": ("C. ħ/√2", "C"),
+    # a conclusion in the model's own words, no answer word, naming exactly one option
+    "own-words-one-option": ("Everything considered, the spread comes out as ħ/√2.", "C"),
+    "own-words-two-options": ("It lies somewhere between ħ/√2 and a/b m.", None),
 }
 
 

@@ -21,6 +21,18 @@ JSON_REPLY = '{\n  "reasoning": "4 + 6 + 8 = 18 hours in all.",\n  "answer": "18
     ("The total is 1550 fruits.\nA: 1550\n\n", 1550),
     ("Monthly total is $40 x 12 = $480\n\nThe answer is $480 in expected monthly earnings.", 480),
     ("The final answer is 0 Lego sets.", 0),
+    # prose after the reply that restates the answer keeps it, whatever other numbers it mentions
+    ('{"reasoning": "...", "answer": "34"}\n\nSo the tallest tree is 17 x 2 = 34 feet.\n\n'
+     "Therefore, the tallest tree is 34 feet tall.", 34),
+    ('{"reasoning": "...", "answer": "5"}\n\nTherefore, she babysits 5 times to bake 15 cakes.', 5),
+    ('{"reasoning": "...", "answer": "1520"}\n\nThe key steps:\n1. Multiply 40 by $20\n2. Take 10% off', 1520),
+    # an answer field written as a sentence gives its one number
+    ('{"reasoning": "...", "answer": "Angela will be charged a total of $324.00."}', 324),
+    ('{"reasoning": "...", "answer": "The difference is $95 - $29 = $66. Therefore, it costs $66 more."}', 66),
+    # an inline-quoted reply is the format instruction echoed, not the answer
+    ('Reply with `{"answer": "42"}`.\n\n{"reasoning": "...", "answer": "17"}', 17),
+    ('{"reasoning": "...", "answer": "-10°F"}', -10),
+    ("The answer is 64 distinct polynomials that meet the given criteria.", 64),
 ])
 def test_requested_formats_are_read(response, value):
     assert read_aime(response).value == value
@@ -30,6 +42,10 @@ def test_requested_formats_are_read(response, value):
     # prose after the JSON reply works the number out again: it may revise the answer, so no JSON read
     '{"reasoning": "...", "answer": "$60"}\n\nStep by step: the bracelet costs $30 ... Therefore, David saves $6.',
     '{"reasoning": "no value", "answer": "see above"}',
+    '{"reasoning": "...", "answer": "$150"}\n\nThus, the answer is the total, which is $1,500.',
+    # long prose after the reply that is cut off mid-sentence: what it was concluding is unknown
+    '{"reasoning": "...", "answer": "42"}\n\n' + "Constraint 4 holds since 21 is odd. " * 40 + "However, based on",
+    '{"reasoning": "...", "answer": "Either 3 or 4 pens."}',
     "A: the area of the triangle",       # a closing "A:" line that is not a number
     "The answer is 7 or more apples.",   # hedged value words in the noun phrase
 ])
