@@ -42,7 +42,6 @@ def test_requested_formats_are_read(response, value):
     # prose after the JSON reply works the number out again: it may revise the answer, so no JSON read
     '{"reasoning": "...", "answer": "$60"}\n\nStep by step: the bracelet costs $30 ... Therefore, David saves $6.',
     '{"reasoning": "no value", "answer": "see above"}',
-    '{"reasoning": "...", "answer": "$150"}\n\nThus, the answer is the total, which is $1,500.',
     # long prose after the reply that is cut off mid-sentence: what it was concluding is unknown
     '{"reasoning": "...", "answer": "42"}\n\n' + "Constraint 4 holds since 21 is odd. " * 40 + "However, based on",
     '{"reasoning": "...", "answer": "Either 3 or 4 pens."}',
@@ -64,3 +63,30 @@ def test_a_question_the_model_invents_after_answering_is_not_read():
 def test_a_question_echoed_at_the_start_is_not_cut():
     response = "Question:\nWhich is largest?\nOptions:\nA. 1\nB. 2\n\nThe largest is 2. The answer is (B)."
     assert read_letter(response, ("A", "B")).letter == "B"
+
+
+# A short reply's closing sentence that states one integer (shapes paraphrased from MathVista outputs).
+@pytest.mark.parametrize("response, value", [
+    ("The missing number in the diagram is 9.</s>", 9),
+    ("The age gap between the two people in the photo is 10 years.", 10),
+    ("The highest accuracy in the chart is 99%.", 99),
+    ("Step one removes 4 cubes.\n\nThe number of years is: 6", 6),
+    ("So the per-month total is $40 x 12 = $480, which is $1,500,000.", 1500000),
+    ("Okay, step by step: 4 - 4 = 0.\n\nThe final integer answer is 0.", 0),
+    # prose after a JSON reply that concludes with another value revises it: the closing statement is read
+    ('{"reasoning": "...", "answer": "$150"}\n\nThus, the answer is the total, which is $1,500.', 1500),
+])
+def test_closing_statement_is_read(response, value):
+    assert read_aime(response).value == value
+
+
+@pytest.mark.parametrize("response", [
+    "The range of the numbers is 3 to 7.",              # two values
+    "An average city bus gets about 3 miles per gallon.",  # no "is", and hedged
+    "If the width is 4, the area is 12.",               # a condition
+    "The answer cannot be determined, but the count is not 5.",
+    "The total is 7 or more apples.",                   # value words after the number
+    "There are 12 boxes, and the number of shipments is 3 with 56 boxes.",  # a second number in its clause
+])
+def test_closing_statement_needs_one_plain_value(response):
+    assert read_aime(response).value is None

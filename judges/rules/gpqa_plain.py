@@ -1,0 +1,113 @@
+"""Answers given without an answer word, read only when no anchored or lead-in letter was found.
+
+Short replies of chat and vision-language models (tests/judges/real, MathVista) answer in plain words:
+"No, the pizza is not split in half.", "∠EOD is equal to 20°.", "... is (D) snake. Snakes eat ...".
+Each rule here reads one such shape, and only when it names exactly one option.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from judges.rules.gpqa_leadins import commits, negated, sentence_before
+from judges.rules.gpqa_options import option_starting, tokens
+
+# A reply that opens with "Yes" or "No" as a word of its own ("No, ...", "Yes.", "**No**").
+_YES_NO_OPENING_RE = re.compile(r"[\s*_]*(?P<word>yes|no)[*_]*(?:[,.!;:]|\s*$)", re.IGNORECASE)
+# The predicate of a closing statement: what follows its last "is", "is equal to", "equals", "=".
+_COPULA_RE = re.compile(r"\b(?:is(?:\s+equal\s+to)?|equals)\s+", re.IGNORECASE)
+_ARTICLE_RE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
+_CLOSING_JUNK_RE = re.compile(r"(?:\s*</s>)+\s*$")  # an end-of-sequence token some models leave in the text
+# "(D) snake" inside a sentence: a bracketed label with text after it, not the first thing on its line.
+_PAREN_LABEL_RE = re.compile(r"(?<=[^\s(])[ \t]+\((?P<letter>[A-Z])\)[ \t]+(?=\S)")
+_SENTENCE_END_RE = re.compile(r"[ \t*_]*(?:[.!;]|\n|$)")
+_MAX_PREDICATE_CHARS = 80
+# Yes/no openings and closing predicates are read in short replies only: in a long derivation, "Yes, ..."
+# opens a step and "P is 30" states an intermediate value.
+SHORT_REPLY_CHARS = 400
+# A bracketed letter on its own after a sentence's full stop, ending its line: "... six**. (E)".
+_CLOSING_BRACKET_RE = re.compile(r"(?<=[.!])[ \t*_]+\((?P<letter>[A-Z])\)[ \t*_.]*$", re.MULTILINE)
+_CLOSING_BRACKET_REACH = 2000  # looked for near the end of the reply only
+_NOT_BEFORE_RE = re.compile(r"\b(?:not|never)\b|n't|n’t", re.IGNORECASE)
+_OTHER_LABEL_RE = re.compile(r"\((?-i:[A-Z])\)")  # another bracketed letter earlier in the sentence: a list
+_MAX_LABELS = 8  # bracketed labels looked at, latest first
+_MAX_OPTION_CHARS = 300  # how much text after a label is compared with its option
+
+
+def yes_no_opening(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The option a reply opening with "Yes"/"No" gives, when the options are exactly yes and no."""
+    words = [" ".join(tokens(o)) for o in options]
+    if sorted(words) != ["no", "yes"] or len(text) > SHORT_REPLY_CHARS:
+        return None
+    m = _YES_NO_OPENING_RE.match(text)
+    return letters[words.index(m.group("word").lower())] if m else None
+
+
+def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The option that is the whole predicate of a short reply's last sentence: "... is the top.",
+    "∠EOD is equal to 20°.", or a letter in place of a value ("The area ... is C.")."""
+    if len(text) > SHORT_REPLY_CHARS:
+        return None
+    body = _CLOSING_JUNK_RE.sub("", text).rstrip()
+    line = body[body.rfind("\n") + 1:]
+    sentence = sentence_before(line, len(line.rstrip(".!").rstrip()))
+    last = None
+    for last in _COPULA_RE.finditer(sentence):
+        pass
+    if last is None:
+        return None
+    rest = sentence[last.end():].strip(" \t*_")
+    if len(rest) > _MAX_PREDICATE_CHARS or negated(rest):
+        return None
+    if rest in letters:
+        return rest  # "... is C." (upper case only: "is a" is an article)
+    said = tokens(_ARTICLE_RE.sub("", rest, count=1))
+    found = [i for i, o in enumerate(options) if tokens(o) and tokens(o) == said]
+    return letters[found[0]] if len(found) == 1 else None
+
+
+def closing_bracket(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """ "So the time is **quarter past six**. (E)": a bracketed letter alone after a committing sentence."""
+    found = None
+    for found in _CLOSING_BRACKET_RE.finditer(text, max(0, len(text) - _CLOSING_BRACKET_REACH)):
+        pass
+    if found is None or found.group("letter") not in letters:
+        return None
+    return found.group("letter") if commits(sentence_before(text, found.start() - 1)) else None
+
+
+def label_with_own_text(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """ "... is (D) snake." in prose: a bracketed letter followed by its own option's text, closing the clause.
+
+    The last such pair decides; a list of options (each label opening its line) is never read. Only the
+    last few bracketed labels are looked at, so a long run of them costs a bounded amount.
+    """
+    found = list(_PAREN_LABEL_RE.finditer(text))
+    for m in reversed(found[-_MAX_LABELS:]):
+        letter = m.group("letter")
+        if letter not in letters:
+            continue
+        own = letters.index(letter)
+        rest = text[m.end():m.end() + _MAX_OPTION_CHARS].split("\n", 1)[0]
+        if option_starting(rest, options) != own or not _closes_after_option(rest, options[own]):
+            continue
+        # Only the words right before the label may negate it: the sentence often restates a question's
+        # condition first ("... if the ants were fewer is (D) snake.").
+        before = sentence_before(text, m.start())
+        after = rest[len(options[own]):].split(".", 1)[0]
+        if _NOT_BEFORE_RE.search(before[-30:]) or _OTHER_LABEL_RE.search(before) or _OTHER_LABEL_RE.search(after):
+            continue
+        return letter
+    return None
+
+
+def _closes_after_option(rest: str, option: str) -> bool:
+    """Whether the option's text, at the start of rest, ends its sentence or clause there."""
+    want = tokens(option)
+    for cut in range(1, len(rest) + 1):
+        got = tokens(rest[:cut])
+        if got == want and not rest[cut:cut + 1].isalnum():
+            return _SENTENCE_END_RE.match(rest, cut) is not None or rest[cut:cut + 1] in ",)"
+        if len(got) > len(want):
+            return False
+    return False
