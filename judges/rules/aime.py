@@ -236,6 +236,9 @@ _CLOSING_STATEMENT_RE = re.compile(
     r"(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_]*[.!]?[ \t*_]*\Z")
 _CLOSING_JUNK_RE = re.compile(r"(?:\s*</s>)+\s*\Z")  # an end-of-sequence token some models leave in the text
 _HEDGED_RE = re.compile(r"\b(?:if|not|suppose|assuming|whether|unless|cannot|can't|maybe|perhaps)\b", re.IGNORECASE)
+# ... or a concluding sentence that marks exactly one integer in bold.
+_CONCLUDES_RE = re.compile(r"\s*(?:thus|therefore|so|hence|in conclusion)\b", re.IGNORECASE)
+_BOLD_INTEGER_RE = re.compile(r"\*\*\$?([-−]?(?:\d{1,3}(?:,\d{3})+|\d{1,7}))\$?\*\*")
 _CLOSING_SENTENCE_CHARS = 300  # the last sentence is looked for this far from the end
 
 
@@ -245,6 +248,9 @@ def _closing_statement(text: str) -> str | None:
     tail = body[-_CLOSING_SENTENCE_CHARS:]
     stops = [m.end() for m in re.finditer(r"[.!?](?=\s)|\n", tail)]
     sentence = tail[stops[-1]:] if stops else tail
+    bold = _BOLD_INTEGER_RE.findall(sentence)
+    if len(bold) == 1 and _CONCLUDES_RE.match(sentence) and not _HEDGED_RE.search(sentence):
+        return bold[0].replace("−", "-").replace(",", "")  # "Thus, 196 has **9** positive divisors."
     m = _CLOSING_STATEMENT_RE.search(sentence)
     if m is None or _HEDGED_RE.search(sentence[:m.start()]):
         return None

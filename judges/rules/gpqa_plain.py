@@ -61,9 +61,13 @@ def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str])
         return None
     if rest in letters:
         return rest  # "... is C." (upper case only: "is a" is an article)
-    said = tokens(_ARTICLE_RE.sub("", rest, count=1))
-    found = [i for i, o in enumerate(options) if tokens(o) and tokens(o) == said]
+    said = _without_article(rest)
+    found = [i for i, o in enumerate(options) if tokens(o) and _without_article(o) == said]
     return letters[found[0]] if len(found) == 1 else None
+
+
+def _without_article(text: str) -> tuple[str, ...]:
+    return tokens(_ARTICLE_RE.sub("", text.strip(), count=1) if _ARTICLE_RE.match(text.strip()) else text)
 
 
 def closing_bracket(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:

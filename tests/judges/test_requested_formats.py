@@ -73,6 +73,7 @@ def test_a_question_echoed_at_the_start_is_not_cut():
     ("Step one removes 4 cubes.\n\nThe number of years is: 6", 6),
     ("So the per-month total is $40 x 12 = $480, which is $1,500,000.", 1500000),
     ("Okay, step by step: 4 - 4 = 0.\n\nThe final integer answer is 0.", 0),
+    ("</think>\n\n196 = 2^2 x 7^2, so (2+1)(2+1) = 9.\n\nThus, 196 has **9** positive divisors.", 9),
     # prose after a JSON reply that concludes with another value revises it: the closing statement is read
     ('{"reasoning": "...", "answer": "$150"}\n\nThus, the answer is the total, which is $1,500.', 1500),
 ])
@@ -82,6 +83,8 @@ def test_closing_statement_is_read(response, value):
 
 @pytest.mark.parametrize("response", [
     "The range of the numbers is 3 to 7.",              # two values
+    "Thus, **3** or **4** pens are left.",               # two bold values
+    "If so, **9** divisors remain.",                    # a condition
     "An average city bus gets about 3 miles per gallon.",  # no "is", and hedged
     "If the width is 4, the area is 12.",               # a condition
     "The answer cannot be determined, but the count is not 5.",
