@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from judges.rules import sympy_pool
+from judges.rules.aime_plain import closing_statement
 from judges.rules.deadline import Deadline, SampleTimeout
 from judges.rules.extract import (boxed_from_last, committed_text, finditer_from_last, lower_same_length,
                                   retracted_after)
@@ -228,41 +229,6 @@ def _concluded_otherwise(prose: str, value: str) -> bool:
     return last is not None and want not in {_plain_number(n) for n in _NUMBER_RE.findall(last)}
 
 
-# A reply's last sentence that states one integer as what something "is": "The missing number is 9.",
-# "The number of years is: 6", "... is **2013**", "... is 99%." (a unit word may follow, never a word that
-# changes or hedges the value: "is 7 or more", "is about 3").
-_CLOSING_STATEMENT_RE = re.compile(
-    r"\b(?:is|are|was|were|equals|is\s+equal\s+to)[ \t]*:?[ \t]*[*_$]*(?P<n>[-−]?(?:\d{1,3}(?:,\d{3})+|\d{1,7}))[*_$]*"
-    r"(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_]*[.!]?[ \t*_]*\Z")
-_CLOSING_JUNK_RE = re.compile(r"(?:\s*</s>)+\s*\Z")  # an end-of-sequence token some models leave in the text
-_HEDGED_RE = re.compile(r"\b(?:if|not|suppose|assuming|whether|unless|cannot|can't|maybe|perhaps)\b", re.IGNORECASE)
-# ... or a concluding sentence that marks exactly one integer in bold.
-_CONCLUDES_RE = re.compile(r"\s*(?:thus|therefore|so|hence|in conclusion)\b", re.IGNORECASE)
-_BOLD_INTEGER_RE = re.compile(r"\*\*\$?([-−]?(?:\d{1,3}(?:,\d{3})+|\d{1,7}))\$?\*\*")
-_CLOSING_SENTENCE_CHARS = 300  # the last sentence is looked for this far from the end
-
-
-def _closing_statement(text: str) -> str | None:
-    """The integer a reply's closing sentence states, when it is the only number in that sentence."""
-    body = _CLOSING_JUNK_RE.sub("", text[-_CLOSING_SENTENCE_CHARS - 20:]).rstrip()
-    tail = body[-_CLOSING_SENTENCE_CHARS:]
-    stops = [m.end() for m in re.finditer(r"[.!?](?=\s)|\n", tail)]
-    sentence = tail[stops[-1]:] if stops else tail
-    bold = _BOLD_INTEGER_RE.findall(sentence)
-    if len(bold) == 1 and _CONCLUDES_RE.match(sentence) and not _HEDGED_RE.search(sentence):
-        return bold[0].replace("−", "-").replace(",", "")  # "Thus, 196 has **9** positive divisors."
-    m = _CLOSING_STATEMENT_RE.search(sentence)
-    if m is None or _HEDGED_RE.search(sentence[:m.start()]):
-        return None
-    clause = sentence[sentence.rfind(", ", 0, m.start()) + 1:]  # "..., which is $1,500,000."
-    if len(_NUMBER_RE.findall(clause)) != 1:
-        return None
-    unit = (m.group("unit") or "").lower().split()
-    if _VALUE_WORDS.intersection(unit):
-        return None
-    return m.group("n").replace("−", "-").replace(",", "")
-
-
 def _closing_a_line(text: str) -> tuple[int, int, str, str] | None:
     """A last line "A: 157", as the GSM8K paper's answers end."""
     body = text.rstrip()
@@ -304,7 +270,7 @@ def _read(response: str, deadline: Deadline) -> AimeReading:
         if bare:  # the whole committed text is one number ("25", "**025**", "$25$.")
             value, reason = answer_value(bare.group(1), deadline)
             return AimeReading(bare.group(1), "bare", value, reason=reason)
-        closing = _closing_statement(text)
+        closing = closing_statement(text, _VALUE_WORDS)
         if closing is not None:  # "The age gap between the two people is 10 years."
             return AimeReading(closing, "closing statement", int(closing))
         return AimeReading(None, None, None, "think block not closed" if think_open else None)

@@ -123,3 +123,21 @@ def retracted_after(text: str, pos: int) -> bool:
             return True
         m = _RETRACT_RE.search(text, m.start() + 1)  # a later opener may sit inside this match
     return False
+
+
+# Closing pleasantries of chat models, after their answer: "Is there anything else I can help you with?",
+# "I hope this helps! Let me know if you have any other questions." (MathVista's Bard, tests/judges/real).
+_PLEASANTRY_RE = re.compile(
+    r"(?:\n|(?<=[.!?])[ \t]+)[ \t]*(?:is there anything else|i hope (?:this|that|it)|let me know|do you have (?:any )?other"
+    r"|feel free to|please let me know)\b[^\n]{0,200}\s*\Z", re.IGNORECASE)
+_PLEASANTRY_REACH = 600  # looked for this far from the end only
+
+
+def without_pleasantries(text: str) -> str:
+    """The text without the pleasantries that close it (each a line or sentence of its own)."""
+    while True:
+        body = text.rstrip()
+        m = _PLEASANTRY_RE.search(body, max(0, len(body) - _PLEASANTRY_REACH))
+        if m is None or m.start() == 0:
+            return body
+        text = body[:m.start()]

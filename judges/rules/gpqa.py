@@ -408,7 +408,7 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
     for start in sorted(set(starts), reverse=True):
         segment = _statement_at(text, start)
         if segment and commits(sentence_before(text, start)):
-            named = options_named(segment.strip("*_ \t"), options)
+            named = options_named(segment.strip("*_ \t\"“”'‘’"), options)  # 'The correct answer is "No."'
             if named:  # the latest statement that names options decides; naming two is no answer
                 return letters[named.pop()] if len(named) == 1 else None
     last = _statement_at(text, text.rstrip().rfind("\n") + 1)

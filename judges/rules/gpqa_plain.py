@@ -22,6 +22,7 @@ _CLOSING_JUNK_RE = re.compile(r"(?:\s*</s>)+\s*$")  # an end-of-sequence token s
 _PAREN_LABEL_RE = re.compile(r"(?<=[^\s(])[ \t]+\((?P<letter>[A-Z])\)[ \t]+(?=\S)")
 _SENTENCE_END_RE = re.compile(r"[ \t*_]*(?:[.!;]|\n|$)")
 _MAX_PREDICATE_CHARS = 80
+_NUMERIC_RE = re.compile(r"-?\d+(?:\.\d+)?")
 # Yes/no openings and closing predicates are read in short replies only: in a long derivation, "Yes, ..."
 # opens a step and "P is 30" states an intermediate value.
 SHORT_REPLY_CHARS = 400
@@ -63,6 +64,9 @@ def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str])
         return rest  # "... is C." (upper case only: "is a" is an article)
     said = _without_article(rest)
     found = [i for i, o in enumerate(options) if tokens(o) and _without_article(o) == said]
+    if not found and len(said) >= 2 and said[-1].isalpha():
+        # "... is 135 degrees.": a number option followed by its unit word
+        found = [i for i, o in enumerate(options) if _NUMERIC_RE.fullmatch(o.strip()) and tokens(o) == said[:-1]]
     return letters[found[0]] if len(found) == 1 else None
 
 

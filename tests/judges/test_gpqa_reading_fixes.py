@@ -112,3 +112,9 @@ def test_plain_word_reply(name):
     letters = tuple("ABCDE"[:len(options)])
     reading = gpqa.read_letter(response, letters, options)
     assert reading.letter == expected, (name, reading)
+
+
+def test_quoted_option_text_and_a_unit_word_after_a_number_option():
+    assert gpqa.read_letter('The correct answer is "No."', ("A", "B"), YES_NO).letter == "B"
+    assert gpqa.read_letter("The measure of angle A is 20 degrees.", tuple("ABCD"), ["10", "20", "40", "80"]).letter == "B"
+    assert gpqa.read_letter("The measure of angle A is 20 degrees or 40.", tuple("ABCD"), ["10", "20", "40", "80"]).letter is None

@@ -93,3 +93,17 @@ def test_closing_statement_is_read(response, value):
 ])
 def test_closing_statement_needs_one_plain_value(response):
     assert read_aime(response).value is None
+
+
+@pytest.mark.parametrize("response, value", [
+    # the answer before a chat model's closing pleasantries
+    ("The perimeter is 2 * (6 feet + 3 feet) = 2 * 9 feet = **18 feet**.\n\nIs there anything else I can help you with?", 18),
+    ("Therefore, the perimeter of the rectangle is **6 yards**.\n\nI hope this helps! Let me know if you have any "
+     "other questions.", 6),
+    # counts in words, in short replies
+    ("Two", 2),
+    ("There are three objects left on the table after you take away the blocks.", 3),
+    ("After subtracting the cubes, there are two people in the image who were not born after 1945.", None),
+])
+def test_short_reply_shapes(response, value):
+    assert read_aime(response).value == value

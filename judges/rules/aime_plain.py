@@ -1,0 +1,76 @@
+"""Integer answers given without an answer word, read only when the AIME reader found no other answer.
+
+Short replies of chat and vision-language models (tests/judges/real, MathVista) state their answer in the
+closing sentence: "The missing number is 9.", "The number of years is: 6", "Thus, 196 has **9** divisors.",
+"There are three objects left." Each rule reads one such shape, and only when it states one integer.
+"""
+from __future__ import annotations
+
+import re
+
+from judges.rules.extract import without_pleasantries
+
+_INT = r"[-−]?(?:\d{1,3}(?:,\d{3})+|\d{1,7})"
+# Number words a short reply counts in ("There are three objects left", "Two").
+NUMBER_WORDS = {w: n for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+_WORD = "(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
+_VALUE = rf"(?P<n>{_INT}|(?i:{_WORD})\b)"
+# "... is 9.", "... is: 6", "... is **2013**", "... is 99%", "... is 10 years." (a unit may follow).
+_STATEMENT_RE = re.compile(
+    rf"\b(?:is|are|was|were|equals|is\s+equal\s+to)[ \t]*:?[ \t]*[*_$]*{_VALUE}[*_$]*"
+    r"(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_]*[.!]?[ \t*_]*\Z")
+# "There are three objects left ...": a count opening a short reply's closing sentence.
+_THERE_ARE_RE = re.compile(rf"[ \t*_]*(?:so,?[ \t]+|therefore,?[ \t]+)?there[ \t]+(?:are|is|were|was)[ \t]+{_VALUE}[ \t]+[A-Za-z]",
+                           re.IGNORECASE)
+# A concluding sentence that marks one integer in bold ("Thus, ... **9** ...", "... = **18 feet**.").
+_CONCLUDES_RE = re.compile(r"\s*(?:thus|therefore|so|hence|in conclusion)\b", re.IGNORECASE)
+_BOLD_RE = re.compile(rf"\*\*\$?(?P<n>{_INT})\$?(?P<unit>(?:[ \t]+[A-Za-z][A-Za-z'-]*){{0,2}})\*\*")
+_BOLD_CLOSES_RE = re.compile(r"[ \t]*[.!]?[ \t]*\Z")
+_WORD_ALONE_RE = re.compile(rf"[\s*_]*(?P<n>(?i:{_WORD}))[\s*_.!]*")
+_HEDGED_RE = re.compile(r"\b(?:if|not|suppose|assuming|whether|unless|cannot|can't|maybe|perhaps|or)\b", re.IGNORECASE)
+_NUMBER_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_CLOSING_JUNK_RE = re.compile(r"(?:\s*</s>)+\s*\Z")  # an end-of-sequence token some models leave in the text
+_SENTENCE_STOP_RE = re.compile(r"[.!?](?=\s)|\n")
+CLOSING_SENTENCE_CHARS = 300  # the last sentence is looked for this far from the end
+SHORT_REPLY_CHARS = 400  # counts in words and "There are N ..." are read in short replies only
+
+
+def closing_statement(text: str, value_words: set[str]) -> str | None:
+    """The integer a reply's closing sentence states, or None. value_words: words that, after the number,
+    change or hedge it ("7 or more", "12 squared"), so that no integer is read."""
+    body = without_pleasantries(_CLOSING_JUNK_RE.sub("", text[-CLOSING_SENTENCE_CHARS - 700:]))
+    tail = body[-CLOSING_SENTENCE_CHARS:]
+    stops = [m.end() for m in _SENTENCE_STOP_RE.finditer(tail)]
+    sentence = tail[stops[-1]:] if stops else tail
+    if _HEDGED_RE.search(sentence):
+        return None
+    bold = list(_BOLD_RE.finditer(sentence))
+    if len(bold) == 1 and not value_words.intersection(bold[0].group("unit").lower().split()) and (
+            _CONCLUDES_RE.match(sentence) or _BOLD_CLOSES_RE.match(sentence, bold[0].end())):
+        return _integer(bold[0].group("n"))
+    short = len(text) <= SHORT_REPLY_CHARS
+    word = _WORD_ALONE_RE.fullmatch(body)
+    if word:  # the whole reply is a count in words: "Two", "**three**."
+        return _integer(word.group("n"))
+    m = _STATEMENT_RE.search(sentence) or (_THERE_ARE_RE.match(sentence) if short else None)
+    if m is None or (not short and not m.group("n")[-1:].isdigit()):
+        return None
+    # "..., which is $1,500,000.": the value's own clause; any other number in the sentence makes it unclear
+    which = sentence.rfind(", which ", 0, m.start())
+    clause = sentence[which:] if which >= 0 and which + len(", which ") == m.start() else sentence
+    digits = _NUMBER_RE.findall(clause)
+    if len(digits) != (1 if m.group("n")[-1:].isdigit() else 0):
+        return None  # another number in the clause: which one answers is unclear
+    unit = (m.groupdict().get("unit") or "").lower().split()
+    if value_words.intersection(unit):
+        return None
+    return _integer(m.group("n"))
+
+
+def _integer(written: str) -> str:
+    low = written.lower()
+    if low in NUMBER_WORDS:
+        return str(NUMBER_WORDS[low])
+    return written.replace("−", "-").replace(",", "")
