@@ -22,7 +22,9 @@ _STATEMENT_RE = re.compile(
     rf"\b(?:is|are|was|were|equals|is\s+equal\s+to)[ \t]*:?[ \t]*[*_$]*{_VALUE}[*_$]*"
     r"(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_]*[.!]?[ \t*_]*\Z")
 # "There are three objects left ...": a count opening a short reply's closing sentence.
-_THERE_ARE_RE = re.compile(rf"[ \t*_]*(?:so,?[ \t]+|therefore,?[ \t]+)?there[ \t]+(?:are|is|were|was)[ \t]+{_VALUE}[ \t]+[A-Za-z]",
+# A leading clause may come first: "After subtracting the cubes, there are 4 objects left."
+_THERE_ARE_RE = re.compile(rf"[ \t*_]*(?:so,?[ \t]+|therefore,?[ \t]+|[^,.\n]{{0,120}},[ \t]+)?there[ \t]+"
+                           rf"(?:are|is|were|was|will[ \t]+be)[ \t]+(?:a[ \t]+total[ \t]+of[ \t]+)?{_VALUE}[ \t]+[A-Za-z]",
                            re.IGNORECASE)
 # A concluding sentence that marks one integer in bold ("Thus, ... **9** ...", "... = **18 feet**.").
 _CONCLUDES_RE = re.compile(r"\s*(?:thus|therefore|so|hence|in conclusion)\b", re.IGNORECASE)
@@ -31,7 +33,6 @@ _BOLD_CLOSES_RE = re.compile(r"[ \t]*[.!]?[ \t]*\Z")
 _WORD_ALONE_RE = re.compile(rf"[\s*_]*(?P<n>(?i:{_WORD}))[\s*_.!]*")
 _HEDGED_RE = re.compile(r"\b(?:if|not|suppose|assuming|whether|unless|cannot|can't|maybe|perhaps|or)\b", re.IGNORECASE)
 _NUMBER_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
-_CLOSING_JUNK_RE = re.compile(r"(?:\s*</s>)+\s*\Z")  # an end-of-sequence token some models leave in the text
 _SENTENCE_STOP_RE = re.compile(r"[.!?](?=\s)|\n")
 CLOSING_SENTENCE_CHARS = 300  # the last sentence is looked for this far from the end
 SHORT_REPLY_CHARS = 400  # counts in words and "There are N ..." are read in short replies only
@@ -40,7 +41,7 @@ SHORT_REPLY_CHARS = 400  # counts in words and "There are N ..." are read in sho
 def closing_statement(text: str, value_words: set[str]) -> str | None:
     """The integer a reply's closing sentence states, or None. value_words: words that, after the number,
     change or hedge it ("7 or more", "12 squared"), so that no integer is read."""
-    body = without_pleasantries(_CLOSING_JUNK_RE.sub("", text[-CLOSING_SENTENCE_CHARS - 700:]))
+    body = without_pleasantries(text[-CLOSING_SENTENCE_CHARS - 700:])
     tail = body[-CLOSING_SENTENCE_CHARS:]
     stops = [m.end() for m in _SENTENCE_STOP_RE.finditer(tail)]
     sentence = tail[stops[-1]:] if stops else tail

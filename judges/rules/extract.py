@@ -61,7 +61,14 @@ def committed_text(response: str) -> tuple[str, bool]:
     opened = tail.find("<think")
     if opened >= 0:
         return tail[:opened], True
+    if tail.endswith(_END_TOKEN_ENDS):
+        tail = _END_TOKENS_RE.sub("", tail)  # "... is 9.</s>": an end-of-sequence token left in the text
     return tail, False
+
+
+# End-of-sequence tokens some model servers leave at the end of a reply (MathVista's miniGPT-4, tests/judges/real).
+_END_TOKENS_RE = re.compile(r"(?:\s*(?:</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>))+\s*\Z")
+_END_TOKEN_ENDS = ("</s>", "<|endoftext|>", "<|im_end|>", "<|eot_id|>")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ _YES_NO_OPENING_RE = re.compile(r"[\s*_]*(?P<word>yes|no)[*_]*(?:[,.!;:]|\s*$)",
 # The predicate of a closing statement: what follows its last "is", "is equal to", "equals", "=".
 _COPULA_RE = re.compile(r"\b(?:is(?:\s+equal\s+to)?|equals)\s+", re.IGNORECASE)
 _ARTICLE_RE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
-_CLOSING_JUNK_RE = re.compile(r"(?:\s*</s>)+\s*$")  # an end-of-sequence token some models leave in the text
 # "(D) snake" inside a sentence: a bracketed label with text after it, not the first thing on its line.
 _PAREN_LABEL_RE = re.compile(r"(?<=[^\s(])[ \t]+\((?P<letter>[A-Z])\)[ \t]+(?=\S)")
 _SENTENCE_END_RE = re.compile(r"[ \t*_]*(?:[.!;]|\n|$)")
@@ -49,7 +48,7 @@ def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str])
     "∠EOD is equal to 20°.", or a letter in place of a value ("The area ... is C.")."""
     if len(text) > SHORT_REPLY_CHARS:
         return None
-    body = _CLOSING_JUNK_RE.sub("", text).rstrip()
+    body = text.rstrip()
     line = body[body.rfind("\n") + 1:]
     sentence = sentence_before(line, len(line.rstrip(".!").rstrip()))
     last = None

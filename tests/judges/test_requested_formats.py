@@ -107,3 +107,16 @@ def test_closing_statement_needs_one_plain_value(response):
 ])
 def test_short_reply_shapes(response, value):
     assert read_aime(response).value == value
+
+
+@pytest.mark.parametrize("response, value", [
+    ("There are 10 cubes in total.\n\nAnswer: 10</s>", 10),          # an end-of-sequence token left in the text
+    ("After removing the red cubes, there are a total of 4 objects left on the table.", 4),
+    ("After subtracting all small balls, there are three objects left.", 3),
+])
+def test_end_tokens_and_counts_after_a_leading_clause(response, value):
+    assert read_aime(response).value == value
+
+
+def test_chinese_answer_word_before_a_letter():
+    assert read_letter("所以∠AOE等于135°\n\n回答:C", tuple("ABCD")).letter == "C"
