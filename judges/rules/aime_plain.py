@@ -31,6 +31,8 @@ _CONCLUDES_RE = re.compile(r"\s*(?:thus|therefore|so|hence|in conclusion)\b", re
 _BOLD_RE = re.compile(rf"\*\*\$?(?P<n>{_INT})\$?(?P<unit>(?:[ \t]+[A-Za-z][A-Za-z'-]*){{0,2}})\*\*")
 _BOLD_CLOSES_RE = re.compile(r"[ \t]*[.!]?[ \t]*\Z")
 _WORD_ALONE_RE = re.compile(rf"[\s*_]*(?P<n>(?i:{_WORD}))[\s*_.!]*")
+_WORDS_RE = re.compile(r"[A-Za-z]+")
+_THE_BEFORE_RE = re.compile(r"\bthe[ \t]+\Z", re.IGNORECASE)
 _HEDGED_RE = re.compile(r"\b(?:if|not|suppose|assuming|whether|unless|cannot|can't|maybe|perhaps|or)\b", re.IGNORECASE)
 _NUMBER_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _SENTENCE_STOP_RE = re.compile(r"[.!?](?=\s)|\n")
@@ -58,16 +60,24 @@ def closing_statement(text: str, value_words: set[str]) -> str | None:
     m = _STATEMENT_RE.search(sentence) or (_THERE_ARE_RE.match(sentence) if short else None)
     if m is None or (not short and not m.group("n")[-1:].isdigit()):
         return None
-    # "..., which is $1,500,000.": the value's own clause; any other number in the sentence makes it unclear
-    which = sentence.rfind(", which ", 0, m.start())
-    clause = sentence[which:] if which >= 0 and which + len(", which ") == m.start() else sentence
-    digits = _NUMBER_RE.findall(clause)
-    if len(digits) != (1 if m.group("n")[-1:].isdigit() else 0):
-        return None  # another number in the clause: which one answers is unclear
+    if _values(sentence) != 1:
+        return None  # another number in the sentence ("four cars and one bus"): which one answers is unclear
     unit = (m.groupdict().get("unit") or "").lower().split()
     if value_words.intersection(unit):
         return None
-    return _integer(m.group("n"))
+    value = _integer(m.group("n"))
+    for other in _SENTENCE_STOP_RE.split(body[:len(body) - len(sentence)]):
+        earlier = _STATEMENT_RE.search(other.rstrip())
+        if earlier and _integer(earlier.group("n")) != value:
+            return None  # "The combined share is 43%. The remaining share is 57%.": two statements, two values
+    return value
+
+
+def _values(sentence: str) -> int:
+    """How many numbers a sentence gives, in digits or in words."""
+    words = sum(1 for m in _WORDS_RE.finditer(sentence) if m.group().lower() in NUMBER_WORDS
+                and not _THE_BEFORE_RE.search(sentence, 0, m.start()))  # "the two people" names, not counts
+    return len(_NUMBER_RE.findall(sentence)) + words
 
 
 def _integer(written: str) -> str:

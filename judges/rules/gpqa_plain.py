@@ -66,7 +66,17 @@ def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str])
     if not found and len(said) >= 2 and said[-1].isalpha():
         # "... is 135 degrees.": a number option followed by its unit word
         found = [i for i, o in enumerate(options) if _NUMERIC_RE.fullmatch(o.strip()) and tokens(o) == said[:-1]]
-    return letters[found[0]] if len(found) == 1 else None
+    if len(found) != 1:
+        return None
+    reply = tokens(body)
+    if any(_contains(reply, _without_article(o)) for i, o in enumerate(options) if i != found[0] and tokens(o)):
+        return None  # another option's value stated too ("... is 60°. ... is 45°. ... is 25°.")
+    return letters[found[0]]
+
+
+def _contains(seq: tuple[str, ...], part: tuple[str, ...]) -> bool:
+    n = len(part)
+    return n > 0 and any(seq[i:i + n] == part for i in range(len(seq) - n + 1))
 
 
 def _without_article(text: str) -> tuple[str, ...]:

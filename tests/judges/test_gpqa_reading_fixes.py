@@ -118,3 +118,8 @@ def test_quoted_option_text_and_a_unit_word_after_a_number_option():
     assert gpqa.read_letter('The correct answer is "No."', ("A", "B"), YES_NO).letter == "B"
     assert gpqa.read_letter("The measure of angle A is 20 degrees.", tuple("ABCD"), ["10", "20", "40", "80"]).letter == "B"
     assert gpqa.read_letter("The measure of angle A is 20 degrees or 40.", tuple("ABCD"), ["10", "20", "40", "80"]).letter is None
+
+
+def test_a_closing_predicate_after_other_option_values_is_no_answer():
+    reply = "The angle ABC is 60°. The angle ABD is 45°. The angle DEH is 25°."
+    assert gpqa.read_letter(reply, tuple("ABCD"), ["60°", "45°", "30°", "25°"]).letter is None

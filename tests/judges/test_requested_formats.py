@@ -71,7 +71,7 @@ def test_a_question_echoed_at_the_start_is_not_cut():
     ("The age gap between the two people in the photo is 10 years.", 10),
     ("The highest accuracy in the chart is 99%.", 99),
     ("Step one removes 4 cubes.\n\nThe number of years is: 6", 6),
-    ("So the per-month total is $40 x 12 = $480, which is $1,500,000.", 1500000),
+    ("So the total for all years is $1,500,000.", 1500000),
     ("Okay, step by step: 4 - 4 = 0.\n\nThe final integer answer is 0.", 0),
     ("</think>\n\n196 = 2^2 x 7^2, so (2+1)(2+1) = 9.\n\nThus, 196 has **9** positive divisors.", 9),
     # prose after a JSON reply that concludes with another value revises it: the closing statement is read
@@ -90,6 +90,10 @@ def test_closing_statement_is_read(response, value):
     "The answer cannot be determined, but the count is not 5.",
     "The total is 7 or more apples.",                   # value words after the number
     "There are 12 boxes, and the number of shipments is 3 with 56 boxes.",  # a second number in its clause
+    "The total for 30 years is $40 x 12, which is $480.",   # other numbers in the sentence
+    "There are four little cars and one small bus.",     # two counts in words
+    "The function has four zeros, as the curve meets the axis where y is zero.",
+    "The combined share is 43%. The remaining share is 57%.",  # two statements, two values
 ])
 def test_closing_statement_needs_one_plain_value(response):
     assert read_aime(response).value is None
