@@ -19,17 +19,17 @@ _WORD = "(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
 _VALUE = rf"(?P<n>{_INT}|(?i:{_WORD})\b)"
 # "... is 9.", "... is: 6", "... is **2013**", "... is 99%", "... is 10 years." (a unit may follow).
 _STATEMENT_RE = re.compile(
-    rf"\b(?:is|are|was|were|equals|is\s+equal\s+to)[ \t]*:?[ \t]*[*_$]*{_VALUE}[*_$]*"
-    r"(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_]*[.!]?[ \t*_]*\Z")
+    rf"\b(?:is|are|was|were|equals|is\s+equal\s+to)[ \t]*(?::[ \t]*)?[*_$]*{_VALUE}[*_$]*"
+    r"(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_.!]*\Z")
 # "There are three objects left ...": a count opening a short reply's closing sentence.
 # A leading clause may come first: "After subtracting the cubes, there are 4 objects left."
-_THERE_ARE_RE = re.compile(rf"[ \t*_]*(?:so,?[ \t]+|therefore,?[ \t]+|[^,.\n]{{0,120}},[ \t]+)?there[ \t]+"
+_THERE_ARE_RE = re.compile(rf"[ \t*_]*(?:so,?[ \t]+|therefore,?[ \t]+|[^,.\n \t*_][^,.\n]{{0,120}},[ \t]+)?there[ \t]+"
                            rf"(?:are|is|were|was|will[ \t]+be)[ \t]+(?:a[ \t]+total[ \t]+of[ \t]+)?{_VALUE}[ \t]+[A-Za-z]",
                            re.IGNORECASE)
 # A concluding sentence that marks one integer in bold ("Thus, ... **9** ...", "... = **18 feet**.").
 _CONCLUDES_RE = re.compile(r"\s*(?:thus|therefore|so|hence|in conclusion)\b", re.IGNORECASE)
 _BOLD_RE = re.compile(rf"\*\*\$?(?P<n>{_INT})\$?(?P<unit>(?:[ \t]+[A-Za-z][A-Za-z'-]*){{0,2}})\*\*")
-_BOLD_CLOSES_RE = re.compile(r"[ \t]*[.!]?[ \t]*\Z")
+_BOLD_CLOSES_RE = re.compile(r"[ \t.!]*\Z")
 _WORD_ALONE_RE = re.compile(rf"[\s*_]*(?P<n>(?i:{_WORD}))[\s*_.!]*")
 _WORDS_RE = re.compile(r"[A-Za-z]+")
 _THE_BEFORE_RE = re.compile(r"\bthe[ \t]+\Z", re.IGNORECASE)

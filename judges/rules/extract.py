@@ -61,14 +61,14 @@ def committed_text(response: str) -> tuple[str, bool]:
     opened = tail.find("<think")
     if opened >= 0:
         return tail[:opened], True
-    if tail.endswith(_END_TOKEN_ENDS):
-        tail = _END_TOKENS_RE.sub("", tail)  # "... is 9.</s>": an end-of-sequence token left in the text
+    while tail.rstrip().endswith(_END_TOKENS):  # "... is 9.</s>": an end-of-sequence token left in the text
+        body = tail.rstrip()
+        tail = body[:body.rfind("<")]
     return tail, False
 
 
 # End-of-sequence tokens some model servers leave at the end of a reply (MathVista's miniGPT-4, tests/judges/real).
-_END_TOKENS_RE = re.compile(r"(?:\s*(?:</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>))+\s*\Z")
-_END_TOKEN_ENDS = ("</s>", "<|endoftext|>", "<|im_end|>", "<|eot_id|>")
+_END_TOKENS = ("</s>", "<|endoftext|>", "<|im_end|>", "<|eot_id|>")
 
 
 @dataclass(frozen=True)
@@ -135,16 +135,18 @@ def retracted_after(text: str, pos: int) -> bool:
 # Closing pleasantries of chat models, after their answer: "Is there anything else I can help you with?",
 # "I hope this helps! Let me know if you have any other questions." (MathVista's Bard, tests/judges/real).
 _PLEASANTRY_RE = re.compile(
-    r"(?:\n|(?<=[.!?])[ \t]+)[ \t]*(?:is there anything else|i hope (?:this|that|it)|let me know|do you have (?:any )?other"
-    r"|feel free to|please let me know)\b[^\n]{0,200}\s*\Z", re.IGNORECASE)
+    r"(?:\n|(?<=[.!?]))[ \t]*(?:is there anything else|i hope (?:this|that|it)|let me know|do you have (?:any )?other"
+    r"|feel free to|please let me know)\b[^\n]{0,200}\Z", re.IGNORECASE)  # searched in rstripped text
 _PLEASANTRY_REACH = 600  # looked for this far from the end only
+_MAX_PLEASANTRIES = 4
 
 
 def without_pleasantries(text: str) -> str:
     """The text without the pleasantries that close it (each a line or sentence of its own)."""
-    while True:
+    for _ in range(_MAX_PLEASANTRIES):
         body = text.rstrip()
         m = _PLEASANTRY_RE.search(body, max(0, len(body) - _PLEASANTRY_REACH))
         if m is None or m.start() == 0:
             return body
         text = body[:m.start()]
+    return text.rstrip()
