@@ -61,8 +61,10 @@ def committed_text(response: str) -> tuple[str, bool]:
     opened = tail.find("<think")
     if opened >= 0:
         return tail[:opened], True
-    while tail.rstrip().endswith(_END_TOKENS):  # "... is 9.</s>": an end-of-sequence token left in the text
+    for _ in range(4):  # "... is 9.</s>": end-of-sequence tokens left in the text (a few at most)
         body = tail.rstrip()
+        if not body.endswith(_END_TOKENS):
+            break
         tail = body[:body.rfind("<")]
     return tail, False
 
