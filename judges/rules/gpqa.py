@@ -69,7 +69,8 @@ def _zh_closing_line(text: str, p: int) -> bool:
 _AT_HEADING = re.compile(rf"answer[ \t*_]*$\n{_WRAP}{_LETTER}", _I | re.MULTILINE)    # ### Final Answer / **C**
 _HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*(?:final\s+)?", _I)
 _AT_OPTION = (
-    re.compile(rf"(?:option|choice)\s+(?:is|would\s+be|should\s+be)\b[ \t]*:?{_WRAP}{_LETTER}", _I),
+    re.compile(rf"(?:option|choice)(?:\s+letter)?(?:\s+for\s+(?:this|the)\s+question)?\s+(?:is|would\s+be|should\s+be)\b"
+               rf"[ \t]*:?{_WRAP}{_LETTER}", _I),  # "The correct option letter for this question is B"
     re.compile(r"(?:option|choice)\s*\(?(?P<letter>[A-Za-z])\)?\s+is\s+(?:the\s+)?(?:correct|right|best)\b", _I),
 )
 _AT_BOXED = (

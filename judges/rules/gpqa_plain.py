@@ -15,7 +15,8 @@ from judges.rules.gpqa_options import option_starting, tokens
 # A reply that opens with "Yes" or "No" as a word of its own ("No, ...", "Yes.", "**No**").
 _YES_NO_OPENING_RE = re.compile(r"[\s*_]*(?P<word>yes|no)[*_]*(?:[,.!;:]|\s*$)", re.IGNORECASE)
 # The predicate of a closing statement: what follows its last "is", "is equal to", "equals", "=".
-_COPULA_RE = re.compile(r"\b(?:is(?:\s+equal\s+to)?|equals)\s+", re.IGNORECASE)
+_COPULA_RE = re.compile(r"(?:\b(?:is(?:\s+(?:also|then|therefore|thus))?(?:\s+equal\s+to)?|equals)\s|=|为|是)\s*",
+                        re.IGNORECASE)  # "is 20°", "is also 60°", "∠MPB = 125°", "的值为 B"
 _ARTICLE_RE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
 # "(D) snake" inside a sentence: a bracketed label with text after it, not the first thing on its line.
 _PAREN_LABEL_RE = re.compile(r"(?<=[^\s(])[ \t]+\((?P<letter>[A-Z])\)[ \t]+(?=\S)")

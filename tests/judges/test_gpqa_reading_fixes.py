@@ -123,3 +123,15 @@ def test_quoted_option_text_and_a_unit_word_after_a_number_option():
 def test_a_closing_predicate_after_other_option_values_is_no_answer():
     reply = "The angle ABC is 60°. The angle ABD is 45°. The angle DEH is 25°."
     assert gpqa.read_letter(reply, tuple("ABCD"), ["60°", "45°", "30°", "25°"]).letter is None
+
+
+@pytest.mark.parametrize("response, expected", [
+    ("Given that ∠DAB = 35°, we can deduce that ∠MPB = 20°.", "B"),
+    ("Given that ∠DAB = 40°, we can deduce that ∠MPB = 20°.", None),  # 40° is option C
+    ("The given angle ACG is an 80° angle, which means that ∠BCH is also 10°.", None),  # another option's value
+    ("The given angle ACG is a right angle, which means that ∠BCH is also 10°.", "A"),
+    ("因此，tan∠BAC的值为 B.", "B"),
+    ("The correct option letter for this question is B, which means the angle doubles.", "B"),
+])
+def test_more_closing_shapes(response, expected):
+    assert gpqa.read_letter(response, tuple("ABCD"), ANGLES).letter == expected
