@@ -25,10 +25,11 @@ _PLACEHOLDERS = {"", "answer", "your answer", "final answer", "your final answer
 # Candidate anchors are found in the lower-cased text, walked backwards from its end, and checked precisely
 # at their position (a case-insensitive alternation scanned over 10k+ characters is slow). The lookahead
 # keeps "answer" in running prose from costing a precise check each.
-_CANDIDATE_RE = re.compile(r"answer(?=[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]|\s+is\b|[ \t*_]*(?:\n|$))|答案")
+_CANDIDATE_RE = re.compile(r"answer(?=[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]|\s+(?:to\s+(?:the|this)\s+question\s+)?is\b"
+                           r"|[ \t*_]*(?:\n|$))|答案")
 _AT_ANSWER_RE = re.compile(
     r"answer[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]"       # Answer: / **Final Answer:** / answer is:
-    r"|answer\s+is\b(?:\s*:)?",                             # "the answer is", checked for its lead words below
+    r"|answer\s+(?:to\s+(?:the|this)\s+question\s+)?is\b(?:\s*:)?",  # "the answer (to the question) is", lead words checked below
     re.IGNORECASE,
 )
 _THE_BEFORE_RE = re.compile(r"\b(?:the|my|our)\s+(?:final\s+|correct\s+)?(?:integer\s+|numerical\s+|numeric\s+)?$",
@@ -46,6 +47,7 @@ _SPAN_END_RE = re.compile(
     re.IGNORECASE,
 )
 _DIGIT_RE = re.compile(r"\d")
+_LIST_ITEM_RE = re.compile(r"\d{1,2}[.)][ \t]+[A-Za-z]")
 # Two formats real models write when a prompt asks for them (tests/judges/real): a JSON reply
 # ({"reasoning": ..., "answer": "18"}, in a code fence or not) and a closing "A: 157" line (the GSM8K
 # paper's format). Both are read only when they come after every boxed or prose answer.
@@ -90,6 +92,8 @@ def _phrase_answer(text: str, end: int) -> str | None:
         return None  # the boxed candidate covers it
     line_end = text.find("\n", pos, limit)
     line = text[pos:line_end if line_end >= 0 else limit]
+    if "\n" in text[end:pos] and _LIST_ITEM_RE.match(line):
+        return None  # "Here's how I got the answer:\n\n1. We know that ...": a numbered list, not a value
     if line.startswith("$$") or line.startswith("\\["):
         inner = line[2:]
         close = inner.find(line[:2] if line[0] == "$" else "\\]")

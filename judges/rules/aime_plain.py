@@ -19,7 +19,7 @@ _WORD = "(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
 _VALUE = rf"(?P<n>{_INT}|(?i:{_WORD})\b)"
 # "... is 9.", "... is: 6", "... is **2013**", "... is 99%", "... is 10 years." (a unit may follow).
 _STATEMENT_RE = re.compile(
-    rf"\b(?:is|are|was|were|equals|is\s+equal\s+to)[ \t]*(?::[ \t]*)?[*_$]*{_VALUE}[*_$]*"
+    rf"(?:\b(?:is|are|was|were|equals|is\s+equal\s+to)|\bfinal\s+value)[ \t]*(?::[ \t]*)?[*_$]*{_VALUE}(?:\.0+(?=[*_$]*[.!]))?[*_$]*"
     r"(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_.!]*\Z")
 # "There are three objects left ...": a count opening a short reply's closing sentence.
 # A leading clause may come first: "After subtracting the cubes, there are 4 objects left."
@@ -32,7 +32,7 @@ _BOLD_RE = re.compile(rf"\*\*\$?(?P<n>{_INT})\$?(?P<unit>(?:[ \t]+[A-Za-z][A-Za-
 _BOLD_CLOSES_RE = re.compile(r"[ \t.!]*\Z")
 _WORD_ALONE_RE = re.compile(rf"[\s*_]*(?P<n>(?i:{_WORD}))[\s*_.!]*")
 _WORDS_RE = re.compile(r"[A-Za-z]+")
-_THE_BEFORE_RE = re.compile(r"\bthe[ \t]+\Z", re.IGNORECASE)
+_THE_BEFORE_RE = re.compile(r"\b(?:the|these|those|both)[ \t]+\Z", re.IGNORECASE)
 _HEDGED_RE = re.compile(r"\b(?:if|not|suppose|assuming|whether|unless|cannot|can't|maybe|perhaps|or)\b", re.IGNORECASE)
 _NUMBER_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _SENTENCE_STOP_RE = re.compile(r"[.!?](?=\s)|\n")
@@ -66,10 +66,10 @@ def closing_statement(text: str, value_words: set[str]) -> str | None:
     if value_words.intersection(unit):
         return None
     value = _integer(m.group("n"))
-    for other in _SENTENCE_STOP_RE.split(body[:len(body) - len(sentence)]):
-        earlier = _STATEMENT_RE.search(other.rstrip())
-        if earlier and _integer(earlier.group("n")) != value:
-            return None  # "The combined share is 43%. The remaining share is 57%.": two statements, two values
+    before = [s for s in _SENTENCE_STOP_RE.split(body[:len(body) - len(sentence)]) if s.strip()]
+    earlier = _STATEMENT_RE.search(before[-1].rstrip()) if before else None
+    if earlier and _integer(earlier.group("n")) != value:
+        return None  # "The combined share is 43%. The remaining share is 57%.": two statements in a row, two values
     return value
 
 
