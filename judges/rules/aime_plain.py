@@ -19,7 +19,7 @@ _WORD = "(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
 _VALUE = rf"(?P<n>{_INT}|(?i:{_WORD})\b)"
 # "... is 9.", "... is: 6", "... is **2013**", "... is 99%", "... is 10 years." (a unit may follow).
 _STATEMENT_RE = re.compile(
-    rf"(?:\b(?:is|are|was|were|equals|is\s+equal\s+to)|\bfinal\s+value)[ \t]*(?::[ \t]*)?[*_$]*{_VALUE}(?:\.0+(?=[*_$]*[.!]))?[*_$]*"
+    rf"(?:\b(?:is|are|was|were|equals|is\s+equal\s+to)|\b(?i:final\s+value))[ \t]*(?::[ \t]*)?[*_$]*{_VALUE}(?:\.0+(?=[*_$]*[.!]))?[*_$]*"
     r"(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_.!]*\Z")
 # "There are three objects left ...": a count opening a short reply's closing sentence.
 # A leading clause may come first: "After subtracting the cubes, there are 4 objects left."
