@@ -62,6 +62,8 @@ def committed_text(response: str) -> tuple[str, bool]:
     if opened >= 0:
         return tail[:opened], True
     for _ in range(4):  # "... is 9.</s>": end-of-sequence tokens left in the text (a few at most)
+        if not tail[-64:].rstrip().endswith(_END_TOKENS):
+            break  # the common case, checked on the last few characters only
         body = tail.rstrip()
         if not body.endswith(_END_TOKENS):
             break

@@ -37,11 +37,13 @@ _MAX_OPTION_CHARS = 300  # how much text after a label is compared with its opti
 
 def yes_no_opening(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
     """The option a reply opening with "Yes"/"No" gives, when the options are exactly yes and no."""
-    words = [" ".join(tokens(o)) for o in options]
-    if sorted(words) != ["no", "yes"] or len(text) > SHORT_REPLY_CHARS:
+    if len(options) != 2 or len(text) > SHORT_REPLY_CHARS:
         return None
     m = _YES_NO_OPENING_RE.match(text)
-    return letters[words.index(m.group("word").lower())] if m else None
+    if m is None:
+        return None
+    words = [" ".join(tokens(o)) for o in options]
+    return letters[words.index(m.group("word").lower())] if sorted(words) == ["no", "yes"] else None
 
 
 def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
