@@ -32,7 +32,8 @@ _BOLD_RE = re.compile(rf"\*\*\$?(?P<n>{_INT})\$?(?P<unit>(?:[ \t]+[A-Za-z][A-Za-
 _BOLD_CLOSES_RE = re.compile(r"[ \t.!]*\Z")
 _WORD_ALONE_RE = re.compile(rf"[\s*_]*(?P<n>(?i:{_WORD}))[\s*_.!]*")
 _WORDS_RE = re.compile(r"[A-Za-z]+")
-_THE_BEFORE_RE = re.compile(r"\b(?:the|these|those|both)[ \t]+\Z", re.IGNORECASE)
+_DESCRIBES_RE = re.compile(r"\b(?:the|these|those|both|than|of|with|exactly|least|most|over|under|above|below)"
+                           r"[ \t]+\$?\Z", re.IGNORECASE)
 _HEDGED_RE = re.compile(r"\b(?:if|not|suppose|assuming|whether|unless|cannot|can't|maybe|perhaps|or)\b", re.IGNORECASE)
 _NUMBER_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _SENTENCE_STOP_RE = re.compile(r"[.!?](?=\s)|\n")
@@ -60,7 +61,7 @@ def closing_statement(text: str, value_words: set[str]) -> str | None:
     m = _STATEMENT_RE.search(sentence) or (_THERE_ARE_RE.match(sentence) if short else None)
     if m is None or (not short and not m.group("n")[-1:].isdigit()):
         return None
-    if _values(sentence) != 1:
+    if _other_values(sentence, m.span("n")):
         return None  # another number in the sentence ("four cars and one bus"): which one answers is unclear
     unit = (m.groupdict().get("unit") or "").lower().split()
     if value_words.intersection(unit):
@@ -73,11 +74,13 @@ def closing_statement(text: str, value_words: set[str]) -> str | None:
     return value
 
 
-def _values(sentence: str) -> int:
-    """How many numbers a sentence gives, in digits or in words."""
-    words = sum(1 for m in _WORDS_RE.finditer(sentence) if m.group().lower() in NUMBER_WORDS
-                and not _THE_BEFORE_RE.search(sentence, 0, m.start()))  # "the two people" names, not counts
-    return len(_NUMBER_RE.findall(sentence)) + words
+def _other_values(sentence: str, value: tuple[int, int]) -> int:
+    """How many numbers, in digits or in words, the sentence gives besides the value at that span. A number that
+    only describes what is counted does not count: "the two people", "values smaller than 0", "with 56 boxes"."""
+    found = [m for m in _WORDS_RE.finditer(sentence) if m.group().lower() in NUMBER_WORDS]
+    found += list(_NUMBER_RE.finditer(sentence))
+    return sum(1 for m in found if not (m.start() < value[1] and value[0] < m.end())
+               and not _DESCRIBES_RE.search(sentence, 0, m.start()))
 
 
 def _integer(written: str) -> str:

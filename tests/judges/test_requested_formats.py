@@ -142,3 +142,15 @@ def test_a_numbered_list_after_answer_colon_is_no_value():
     response = "The length of CD is **19**.\n\nHere's how I got the answer:\n\n1. We know that AB + CD = AD + BC."
     assert read_aime(response).value != 1
     assert read_aime("The relative increase is $0.0").value is None  # cut off inside a number
+
+
+@pytest.mark.parametrize("response, value", [
+    ("There are 2 bars with values smaller than 0.", 2),           # numbers that describe what is counted
+    ("There were 3 shipments with exactly 56 boxes.", 3),
+    ("Of the 5 people, the number born after 1945 is 3.", None),   # a count of something else first
+    ("The total number of objects is −16.", -16),
+    ("There are 4 small green cubes and 2 large cylinders remaining.", None),  # two counts
+    ("In 2012, the share of schools with electricity was 88%.", None),
+])
+def test_numbers_that_describe_what_is_counted(response, value):
+    assert read_aime(response).value == value
