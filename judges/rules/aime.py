@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from judges.rules import sympy_pool
+from judges.rules.aime_plain import closing_statement
 from judges.rules.deadline import Deadline, SampleTimeout
 from judges.rules.extract import (boxed_from_last, committed_text, finditer_from_last, lower_same_length,
                                   retracted_after)
@@ -13,7 +14,7 @@ from judges.rules.normalise import FULLWIDTH, final_answer_text
 from judges.rules.numbers import MAX_ANSWER_CHARS, evaluate, integer_value, needs_sympy
 
 # Bump whenever a change can flip a verdict (grades of older runs then stay apart).
-PARSER_VERSION = "aime-v4"
+PARSER_VERSION = "aime-v5"
 TIME_LIMIT_S = 5.0  # per sample: reading the answer plus evaluating it; past it the sample is a judge_error
 _CHECK_EVERY = 64  # candidate answers examined between two looks at the clock
 
@@ -24,13 +25,15 @@ _PLACEHOLDERS = {"", "answer", "your answer", "final answer", "your final answer
 # Candidate anchors are found in the lower-cased text, walked backwards from its end, and checked precisely
 # at their position (a case-insensitive alternation scanned over 10k+ characters is slow). The lookahead
 # keeps "answer" in running prose from costing a precise check each.
-_CANDIDATE_RE = re.compile(r"answer(?=[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]|\s+is\b|[ \t*_]*(?:\n|$))|答案")
+_CANDIDATE_RE = re.compile(r"answer(?=[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]|\s+(?:to\s+(?:the|this)\s+question\s+)?is\b"
+                           r"|[ \t*_]*(?:\n|$))|答案")
 _AT_ANSWER_RE = re.compile(
     r"answer[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]"       # Answer: / **Final Answer:** / answer is:
-    r"|answer\s+is\b(?:\s*:)?",                             # "the answer is", checked for its lead words below
+    r"|answer\s+(?:to\s+(?:the|this)\s+question\s+)?is\b(?:\s*:)?",  # "the answer (to the question) is", lead words checked below
     re.IGNORECASE,
 )
-_THE_BEFORE_RE = re.compile(r"\b(?:the|my|our)\s+(?:final\s+|correct\s+)?$", re.IGNORECASE)
+_THE_BEFORE_RE = re.compile(r"\b(?:the|my|our)\s+(?:final\s+|correct\s+)?(?:integer\s+|numerical\s+|numeric\s+)?$",
+                            re.IGNORECASE)  # "the final integer answer is 0"
 _HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*final[ \t]+", re.IGNORECASE)
 _HEADING_PREFIX_MAX = 40  # "### **Final ": a longer run before "answer" is not a heading
 _HEADING_RE = re.compile(r"answer[ \t*_]*$", re.IGNORECASE | re.MULTILINE)  # a "**Final Answer**" heading
@@ -44,6 +47,7 @@ _SPAN_END_RE = re.compile(
     re.IGNORECASE,
 )
 _DIGIT_RE = re.compile(r"\d")
+_LIST_ITEM_RE = re.compile(r"\d{1,2}[.)][ \t]+[A-Za-z]")
 # Two formats real models write when a prompt asks for them (tests/judges/real): a JSON reply
 # ({"reasoning": ..., "answer": "18"}, in a code fence or not) and a closing "A: 157" line (the GSM8K
 # paper's format). Both are read only when they come after every boxed or prose answer.
@@ -88,6 +92,8 @@ def _phrase_answer(text: str, end: int) -> str | None:
         return None  # the boxed candidate covers it
     line_end = text.find("\n", pos, limit)
     line = text[pos:line_end if line_end >= 0 else limit]
+    if "\n" in text[end:pos] and _LIST_ITEM_RE.match(line):
+        return None  # "Here's how I got the answer:\n\n1. We know that ...": a numbered list, not a value
     if line.startswith("$$") or line.startswith("\\["):
         inner = line[2:]
         close = inner.find(line[:2] if line[0] == "$" else "\\]")
@@ -268,6 +274,9 @@ def _read(response: str, deadline: Deadline) -> AimeReading:
         if bare:  # the whole committed text is one number ("25", "**025**", "$25$.")
             value, reason = answer_value(bare.group(1), deadline)
             return AimeReading(bare.group(1), "bare", value, reason=reason)
+        closing = closing_statement(text, _VALUE_WORDS)
+        if closing is not None:  # "The age gap between the two people is 10 years."
+            return AimeReading(closing, "closing statement", int(closing))
         return AimeReading(None, None, None, "think block not closed" if think_open else None)
     _, end, answer, via = found
     deadline.check("reading the answer")

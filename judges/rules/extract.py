@@ -61,7 +61,18 @@ def committed_text(response: str) -> tuple[str, bool]:
     opened = tail.find("<think")
     if opened >= 0:
         return tail[:opened], True
+    for _ in range(4):  # "... is 9.</s>": end-of-sequence tokens left in the text (a few at most)
+        if not tail[-64:].rstrip().endswith(_END_TOKENS):
+            break  # the common case, checked on the last few characters only
+        body = tail.rstrip()
+        if not body.endswith(_END_TOKENS):
+            break
+        tail = body[:body.rfind("<")]
     return tail, False
+
+
+# End-of-sequence tokens some model servers leave at the end of a reply (MathVista's miniGPT-4, tests/judges/real).
+_END_TOKENS = ("</s>", "<|endoftext|>", "<|im_end|>", "<|eot_id|>")
 
 
 @dataclass(frozen=True)
@@ -123,3 +134,23 @@ def retracted_after(text: str, pos: int) -> bool:
             return True
         m = _RETRACT_RE.search(text, m.start() + 1)  # a later opener may sit inside this match
     return False
+
+
+# Closing pleasantries of chat models, after their answer: "Is there anything else I can help you with?",
+# "I hope this helps! Let me know if you have any other questions." (MathVista's Bard, tests/judges/real).
+_PLEASANTRY_RE = re.compile(
+    r"(?:\n|(?<=[.!?]))[ \t]*(?:is there anything else|i hope (?:this|that|it)|let me know|do you have (?:any )?other"
+    r"|feel free to|please let me know)\b[^\n]{0,200}\Z", re.IGNORECASE)  # searched in rstripped text
+_PLEASANTRY_REACH = 600  # looked for this far from the end only
+_MAX_PLEASANTRIES = 4
+
+
+def without_pleasantries(text: str) -> str:
+    """The text without the pleasantries that close it (each a line or sentence of its own)."""
+    for _ in range(_MAX_PLEASANTRIES):
+        body = text.rstrip()
+        m = _PLEASANTRY_RE.search(body, max(0, len(body) - _PLEASANTRY_REACH))
+        if m is None or m.start() == 0:
+            return body
+        text = body[:m.start()]
+    return text.rstrip()

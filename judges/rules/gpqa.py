@@ -13,11 +13,13 @@ from judges.rules.extract import (boxed_from_last, committed_text, finditer_from
 from judges.rules.gpqa_leadins import (LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
                                       negated, parenthesised, sentence_before, verb_phrases, word_spans)
 from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
-from judges.rules.vocabulary import ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART
+from judges.rules.vocabulary import (ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART,
+                                    alternation)
+from judges.rules.gpqa_plain import closing_bracket, closing_predicate, label_with_own_text, yes_no_opening
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
                                       quotes_own_option)
 
-PARSER_VERSION = "gpqa-v4"
+PARSER_VERSION = "gpqa-v5"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
@@ -46,14 +48,29 @@ _AT_ANSWER = (
     re.compile(rf"{_ANS}{_BETWEEN}[ \t]+{_COPULA}\b[ \t]*:?{_AFTER_COPULA}{_WRAP}{_LETTER}", _I),
 )
 # 答案：C / 正确答案是 (C) / 答え：D
-_AT_ZH = re.compile(rf"(?:答案|答え|正解)\s*(?:是|为|應該是|应该是|は)?\s*[:：]?{_WRAP}{_LETTER}", _I)
+_AT_ZH = re.compile(rf"{alternation(CJK_ANSWER_WORDS)}\s*(?:是|为|應該是|应该是|は)?\s*[:：]?{_WRAP}{_LETTER}", _I)
 # 故选C / 应选 B / 正确选项是 C: "选" only counts after a word that makes it the model's choice.
 _AT_ZH_CHOOSE = re.compile(rf"选(?:项)?\s*(?:是|为)?\s*[:：]?{_WRAP}{_LETTER}", _I)
 _ZH_CHOOSERS = ("故", "应", "應", "所以", "因此", "正确", "我", "最终", "综上")
+# ... or a verdict right after the letter ("选项(D)正确"), or the reply's last line opening with it ("选项A。").
+_ZH_CORRECT_AFTER = re.compile(r"[)）\]]?\s*(?:是|为)?(?:正确|对)")
+
+
+def _zh_closing_line(text: str, p: int) -> bool:
+    """Whether the "选项" at p opens the reply's last non-empty line (an option list has more lines after)."""
+    line_start = text.rfind("\n", max(0, p - 8), p) + 1
+    if text[line_start:p].strip() or (line_start == 0 and p > 8):
+        return False
+    line_end = text.find("\n", p)
+    if line_end >= 0 and text[line_end:].strip():
+        return False
+    previous = text[max(0, line_start - 200):line_start].rstrip().rsplit("\n", 1)[-1]
+    return not previous.lstrip().startswith("选项")  # "选项A：...\n选项B：..." lists the options
 _AT_HEADING = re.compile(rf"answer[ \t*_]*$\n{_WRAP}{_LETTER}", _I | re.MULTILINE)    # ### Final Answer / **C**
 _HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*(?:final\s+)?", _I)
 _AT_OPTION = (
-    re.compile(rf"(?:option|choice)\s+(?:is|would\s+be|should\s+be)\b[ \t]*:?{_WRAP}{_LETTER}", _I),
+    re.compile(rf"(?:option|choice)(?:\s+letter)?(?:\s+for\s+(?:this|the)\s+question)?\s+(?:is|would\s+be|should\s+be)\b"
+               rf"[ \t]*:?{_WRAP}{_LETTER}", _I),  # "The correct option letter for this question is B"
     re.compile(r"(?:option|choice)\s*\(?(?P<letter>[A-Za-z])\)?\s+is\s+(?:the\s+)?(?:correct|right|best)\b", _I),
 )
 _AT_BOXED = (
@@ -192,7 +209,8 @@ def _anchored(text: str, low: str, deadline: Deadline):
             continue
         if word == "选":
             m = _AT_ZH_CHOOSE.match(text, p)
-            if m and any(text.endswith(w, max(0, p - 4), p) for w in _ZH_CHOOSERS):
+            if m and (any(text.endswith(w, max(0, p - 4), p) for w in _ZH_CHOOSERS)
+                      or _ZH_CORRECT_AFTER.match(text, m.end()) or _zh_closing_line(text, p)):
                 yield m, p
             continue
         if word == "boxed":
@@ -392,7 +410,7 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
     for start in sorted(set(starts), reverse=True):
         segment = _statement_at(text, start)
         if segment and commits(sentence_before(text, start)):
-            named = options_named(segment.strip("*_ \t"), options)
+            named = options_named(segment.strip("*_ \t\"“”'‘’"), options)  # 'The correct answer is "No."'
             if named:  # the latest statement that names options decides; naming two is no answer
                 return letters[named.pop()] if len(named) == 1 else None
     last = _statement_at(text, text.rstrip().rfind("\n") + 1)
@@ -400,6 +418,11 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
         found = option_in_text(last.strip("*_ \t"), options)
         return letters[found] if found is not None else None
     return None
+
+
+# Plain-word answers, tried in this order when nothing else names an option (judges/rules/gpqa_plain.py).
+_PLAIN_RULES = ((yes_no_opening, "yes/no"), (label_with_own_text, "label with its text"),
+                (closing_predicate, "closing predicate"), (closing_bracket, "closing bracket"))
 
 
 def _normalise(text: str) -> str:
@@ -531,6 +554,10 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
         letter = _read_option_text(text, lower_same_length(text), letters, options) if options else None
         if letter:
             return GpqaReading(letter, "option text")
+        for rule, via in _PLAIN_RULES if options else ():
+            letter = rule(text, letters, options)
+            if letter:
+                return GpqaReading(letter, via)
         return GpqaReading(None, None, "think block not closed" if think_open else None)
     start, end, letter, via = best
     deadline.check("reading the answer")

@@ -60,11 +60,11 @@ _PAREN_LETTER_RE = re.compile(
     r"(?P<letter>[A-Z])(?(paren)\))(?=[ \t*_]*(?:[.!;]|$))", re.MULTILINE)
 # "This matches option A", "corresponds to option B", "I'll go with C": tried only where a verb was found.
 _VERBS = ("match", "correspond", "consistent", "closest to", "go with", "going with", "choos", "select", "pick", "settle",
-          "i.e.", "namely", "which is", "that is", "is option", "is choice")
+          "i.e.", "namely", "which is", "that is", "is option", "is choice", "is letter")
 _VERB_OPTION_RE = re.compile(
     r"(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|closest\s+to|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
-    r"pick(?:ing)?|settle\s+on|i\.e\.,?|namely|which\s+is|that\s+is|is(?=\s+(?:option|choice)\b))\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
-    r"(?:(?:option|choice)\s+)?[*_(\[]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
+    r"pick(?:ing)?|settle\s+on|i\.e\.,?|namely|which\s+is|that\s+is|is(?=\s+(?:option|choice|letter)\b))\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
+    r"(?:(?:option|choice|letter)\s+)?[*_(\[\"“]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]\"”]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
     re.IGNORECASE,
 )
 # "A is right", "Option C is the answer", "so, (C) it is": the letter first, then the verdict on it, read
@@ -79,7 +79,7 @@ _LETTER_IS_RE = re.compile(
     r"(?:the\s+)?(?:most\s+)?$")
 _SO_LETTER_RE = re.compile(r"\b(?i:so|then|thus)[,\s]+\(?(?P<letter>[A-Z])\)?\s+$")
 _CLAUSE_OPENERS_RE = re.compile(r"(?:^|[.!?:;,>]\s+|[\n(*]|\b(?i:so|thus|hence|therefore|clearly|overall)\s+)$")
-_OPTION_WORD_RE = re.compile(r"(?:option|choice)\s+[*_(\[]*[A-Za-z](?![A-Za-z0-9])$", re.IGNORECASE)
+_OPTION_WORD_RE = re.compile(r"(?:option|choice|letter)\s+[*_(\[]*[A-Za-z](?![A-Za-z0-9])$", re.IGNORECASE)
 _CHOOSER_RE = re.compile(r"(?:\bi(?:'ll|’ll| will| would)?|\bwe(?:'ll| will)?|let's|let’s|\bso|\bthus|\btherefore)\s+$",
                          re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"[.!?][\"'”’]?(?=\s)|\n")  # a closing quote may follow the stop

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 # "answer" in the languages models answer in; every anchor, statement and commitment rule uses this list.
 ANSWER_WORDS = ("answer", "réponse", "reponse", "antwort", "respuesta", "risposta", "resposta")
 # CJK answer markers and the choice marker "选" (which counts only after a word that makes it a choice).
-CJK_ANSWER_WORDS = ("答案", "答え", "正解")
+CJK_ANSWER_WORDS = ("答案", "答え", "正解", "回答")
 CHOICE_WORDS = ("option", "choice")
 # LaTeX commands that wrap text without changing it (\text{C}, \mathrm{cm}).
 TEXT_WRAPPERS = ("text", "textbf", "textrm", "textit", "mathrm", "mathbf", "mathit", "mbox", "operatorname", "emph")

@@ -72,3 +72,66 @@ def test_latex_and_unicode_are_normalised_on_both_sides():
     reading = gpqa.read_letter("D. ħ/√2", options=OPTIONS)
     assert (reading.letter, reading.ambiguous) == (None, ("D", "C"))
     assert gpqa.read_letter("The final answer is a/b m.", options=OPTIONS).letter == "D"
+
+
+# Short plain-word replies (shapes paraphrased from MathVista outputs in tests/judges/real): read only when
+# nothing else names an option, and only when exactly one option is named.
+YES_NO = ["Yes", "No"]
+ANGLES = ["10°", "20°", "40°", "80°"]
+ANIMALS = ["plant", "human", "lizard", "snake"]
+CLOCK = ["half", "quarter", "o'clock", "quarter to", "quarter past"]
+PLAIN_CASES = {
+    "yes-no-opening": ("No, the lamp is not switched on.", YES_NO, "B"),
+    "yes-no-opening-full-stop": ("Yes. Both groups hold the same number of cubes.", YES_NO, "A"),
+    "yes-no-needs-yes-no-options": ("No, the angle is not 20°.", ANGLES, None),
+    "yes-no-not-in-long-derivations": ("Yes, " + "we add the terms one by one. " * 20 + "The sum is 12.", YES_NO, None),
+    "closing-predicate-value": ("Reading the figure, ∠EOD is equal to 20°.", ANGLES, "B"),
+    "closing-predicate-article": ("The label that is larger is the snake.", ANIMALS, "D"),
+    "closing-predicate-letter": ("The shaded area in the figure is C.", ANGLES, "C"),
+    "closing-predicate-negated": ("The angle is not 20°.", ANGLES, None),
+    "closing-predicate-not-a-whole-option": ("The angle is 20° or 40°.", ANGLES, None),
+    "label-with-own-text": ("The animal most likely to decline if the ants vanish is (D) snake. Snakes eat ants, "
+                            "so they lose food.", ANIMALS, "D"),
+    "label-with-other-text": ("The animal most likely to decline is (C) snake. Snakes eat ants.", ANIMALS, None),
+    "labels-listed-together": ("The two animals are: (C) lizard, and (D) snake.\n", ANIMALS, None),
+    "option-list-echoed": ("Choices:\n(A) plant\n(B) human\n(C) lizard\n(D) snake", ANIMALS, None),
+    "closing-bracket": ("The minute hand points at 3. So the time is **quarter past six**. (E)\n\nAnything else?",
+                        CLOCK, "E"),
+    "select-quoted-letter": ('The chart gives no values, so I will select "B" for no.', YES_NO, "B"),
+    "is-letter": ("The shape that comes next in the rotation is letter D.", ["A", "B", "C", "D", "E"], "D"),
+    "zh-option-correct": ("因此，∠AOE = 125°，选项(D)正确。", ANGLES, "D"),
+    "zh-option-not-correct": ("因此，选项(D)不正确。", ANGLES, None),
+    "zh-option-closing-line": ("所以∠BCH的大小为60°。\n\n选项A。", ANGLES, "A"),
+    "zh-option-list": ("选项A：10°\n选项B：20°", ANGLES, None),
+}
+
+
+@pytest.mark.parametrize("name", PLAIN_CASES)
+def test_plain_word_reply(name):
+    response, options, expected = PLAIN_CASES[name]
+    letters = tuple("ABCDE"[:len(options)])
+    reading = gpqa.read_letter(response, letters, options)
+    assert reading.letter == expected, (name, reading)
+
+
+def test_quoted_option_text_and_a_unit_word_after_a_number_option():
+    assert gpqa.read_letter('The correct answer is "No."', ("A", "B"), YES_NO).letter == "B"
+    assert gpqa.read_letter("The measure of angle A is 20 degrees.", tuple("ABCD"), ["10", "20", "40", "80"]).letter == "B"
+    assert gpqa.read_letter("The measure of angle A is 20 degrees or 40.", tuple("ABCD"), ["10", "20", "40", "80"]).letter is None
+
+
+def test_a_closing_predicate_after_other_option_values_is_no_answer():
+    reply = "The angle ABC is 60°. The angle ABD is 45°. The angle DEH is 25°."
+    assert gpqa.read_letter(reply, tuple("ABCD"), ["60°", "45°", "30°", "25°"]).letter is None
+
+
+@pytest.mark.parametrize("response, expected", [
+    ("Given that ∠DAB = 35°, we can deduce that ∠MPB = 20°.", "B"),
+    ("Given that ∠DAB = 40°, we can deduce that ∠MPB = 20°.", None),  # 40° is option C
+    ("The given angle ACG is an 80° angle, which means that ∠BCH is also 10°.", None),  # another option's value
+    ("The given angle ACG is a right angle, which means that ∠BCH is also 10°.", "A"),
+    ("因此，tan∠BAC的值为 B.", "B"),
+    ("The correct option letter for this question is B, which means the angle doubles.", "B"),
+])
+def test_more_closing_shapes(response, expected):
+    assert gpqa.read_letter(response, tuple("ABCD"), ANGLES).letter == expected

@@ -1,6 +1,7 @@
 """Builds the real-output corpus files from snapshots of the source repositories (see SOURCES.md).
 
-    python -m tests.judges.real.build_corpus --mmlu-pro <git dir> --zeroeval <git dir> [--queue FILE]
+    python -m tests.judges.real.build_corpus --mmlu-pro <git dir> --zeroeval <git dir> --gsm8k <git dir> \
+        --traces <git dir> --mathvista <git dir> [--queue FILE]
 
 Labels come from two places, never from judges.rules: an unambiguous response (one answer statement,
 agreeing with the source's own extraction) is labelled by the plain rules below; every other sampled
@@ -20,8 +21,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from tests.judges.real.sources import (Candidate, gsm_solution_candidates, mmlu_pro_candidates,
-                                      reasoning_trace_candidates, zeroeval_candidates)
+from tests.judges.real.sources import (Candidate, gsm_solution_candidates, mathvista_candidates,
+                                      mmlu_pro_candidates, reasoning_trace_candidates, zeroeval_candidates)
 
 HERE = Path(__file__).parent
 HAND_LABELS = HERE / "hand_labels.jsonl"
@@ -30,9 +31,16 @@ SEED = "real-output-corpus-v1"
 SKIP = "skip"  # a hand label that leaves the response out of the corpus
 # Per (source, model): responses that the plain rules label, and responses that need a person.
 # The reasoning traces are few: every integer-answer one is taken, and all are read by hand.
-PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm8k-paper": 25, "r1-traces": 0}
-HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100}
-LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0}
+PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm8k-paper": 25, "r1-traces": 0,
+                   "mathvista-mc": 28, "mathvista-int": 14}
+HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100,
+                  "mathvista-mc": 9, "mathvista-int": 4}
+LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
+                      "mathvista-mc": 0, "mathvista-int": 0}
+# Sources added after the first build draw their split from the sample itself (before any response is
+# read), so that a hand label cannot move a record between splits; earlier sources keep their rule
+# (split drawn over the kept records) so that none of their records moves.
+SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int")
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -48,6 +56,11 @@ _ANSWER_FIELD = re.compile(r'"answer"\s*:\s*(?:"([^"\n]*)"|(?=-?\d)([-\d.,]+))')
 _A_LINE = re.compile(r"^A: (.*)$", re.MULTILINE)
 # Currency signs and unit words around a number ("$20", "6 hours", "315 miles").
 _UNIT = re.compile(r"^\$|\\\$|\s*[A-Za-z][A-Za-z ]*\.?$")
+# MathVista: a response that opens with the option letter, "(B)", "(B) No", "B", "B."; and an integer
+# stated as "the answer is 3" or alone.
+_OPENS_WITH_LETTER = re.compile(r"\s*\(?([A-Z])(?:\)|\.|:|$|\s)")
+_INT_ANSWER_IS = re.compile(r"answer is:?\s*\**\s*(-?\d+)(?![\d,/]|\.\d)")
+_BARE_INT = re.compile(r"\s*(-?\d+)\.?\s*")
 
 
 def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
@@ -55,6 +68,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
 
     Integer answers are read from the JSON "answer" field (ZeroEval) or the final "A: ..." line (GSM8K paper).
     """
+    if c.id.startswith("mathvista-"):
+        return _mathvista_plain(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -81,6 +96,27 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return "plain", int(float(value)), why
     if _NUMBER.fullmatch(value):
         return "skip", None, None  # a committed non-integer: not the integer shape
+    return "hard", None, None
+
+
+def _mathvista_plain(c: Candidate) -> tuple[str, Any, str | None]:
+    """MathVista: plain when every answer statement names one letter (or integer) that equals the
+    source's own extraction; anything else is read by a person."""
+    hint = str(c.hint or "").strip()
+    if c.shape == "gpqa":
+        said = {m.group(1) for m in _ANSWER_IS.finditer(c.response)}
+        opens = _OPENS_WITH_LETTER.match(c.response)
+        if opens:
+            said.add(opens.group(1))
+        if len(said) == 1 and hint in said and hint in (c.letters or []):
+            return "plain", hint, None
+        return "hard", None, None
+    said_ints = {m.group(1) for m in _INT_ANSWER_IS.finditer(c.response)}
+    bare = _BARE_INT.fullmatch(c.response)
+    if bare:
+        said_ints.add(bare.group(1))
+    if len(said_ints) == 1 and _INTEGER.fullmatch(hint) and int(float(hint)) == int(next(iter(said_ints))):
+        return "plain", int(next(iter(said_ints))), None
     return "hard", None, None
 
 
@@ -166,10 +202,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--zeroeval", type=Path, required=True, help="git dir of WildEval/ZeroEval")
     ap.add_argument("--gsm8k", type=Path, required=True, help="git dir of openai/grade-school-math")
     ap.add_argument("--traces", type=Path, required=True, help="git dir of markyx316/LLM-Reasoning-Trace-Topology")
+    ap.add_argument("--mathvista", type=Path, required=True, help="git dir of lupantech/MathVista")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
-                  *gsm_solution_candidates(args.gsm8k), *reasoning_trace_candidates(args.traces)]
+                  *gsm_solution_candidates(args.gsm8k), *reasoning_trace_candidates(args.traces),
+                  *mathvista_candidates(args.mathvista)]
     chosen = select(candidates)
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
@@ -188,7 +226,11 @@ def main(argv: list[str] | None = None) -> None:
             queue.append(c)
     strata: dict[str, list[str]] = defaultdict(list)
     for c, *_, batch in kept:
-        strata[f"{_stratum(c)}:{batch}"].append(c.id)  # per batch, so a later batch moves no earlier record
+        if not c.id.startswith(SPLIT_ON_SAMPLE):
+            strata[f"{_stratum(c)}:{batch}"].append(c.id)  # per batch, so a later batch moves no earlier record
+    for c, *_, batch in chosen:
+        if c.id.startswith(SPLIT_ON_SAMPLE):
+            strata[f"{_stratum(c)}:{batch}"].append(c.id)
     split = assign_splits(strata)
     rows: dict[str, list[dict[str, Any]]] = {"tuning": [], "heldout": []}
     for c, label, why, method, _ in kept:
@@ -201,6 +243,7 @@ def main(argv: list[str] | None = None) -> None:
         with open(args.queue, "w", encoding="utf-8") as f:
             for c in queue:
                 f.write(json.dumps({"id": c.id, "shape": c.shape, "hint": c.hint, "letters": c.letters,
+                                    "choices": c.choices, "split": split.get(c.id),
                                     "response": c.response}, ensure_ascii=False) + "\n")
     print(f"tuning {len(rows['tuning'])}, heldout {len(rows['heldout'])}, waiting for a reader {len(queue)}, "
           f"left out {skipped}")

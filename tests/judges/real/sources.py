@@ -204,3 +204,51 @@ def reasoning_trace_candidates(repo: Path) -> Iterator[Candidate]:
                 source={"repo": TRACES_REPO, "path": path, "commit": commit, "index": i, "license": "MIT"},
                 hint=row.get("extracted_answer"), asked_format="none: the prompt is the problem text alone",
                 extra={"dropped_chars": dropped})
+
+
+# --- lupantech/MathVista: results/<model>/output_<model>.json (CC BY-SA 4.0 repository) ---
+
+MATHVISTA_REPO = "lupantech/MathVista"
+# The zero-shot testmini outputs of each model the repository holds (the few-shot, caption and OCR
+# variants repeat the same three API models; the random and template files are not model output).
+MATHVISTA_FILES = {
+    "results/bard/output_bard.json": ("Bard", "Bard (PaLM 2)"),
+    "results/chatgpt/output_chatgpt.json": ("ChatGPT (text only)", "GPT"),
+    "results/claude/output_claude.json": ("Claude-2 (text only)", "Claude"),
+    "results/gpt4/output_gpt4.json": ("GPT-4 (text only)", "GPT"),
+    "results/idefics/output_idefics_9b_instruct.json": ("IDEFICS-9B-Instruct", "IDEFICS"),
+    "results/instruct_blip2/output_instruct_blip2_vicuna_13b.json": ("InstructBLIP-Vicuna-13B", "InstructBLIP"),
+    "results/llama_adapter_v2/output_llama_adapter_v2.json": ("LLaMA-Adapter-V2", "Llama"),
+    "results/llava/output_llava_llama_2_13b.json": ("LLaVA-LLaMA-2-13B", "LLaVA"),
+    "results/llavar/output_llavar.json": ("LLaVAR", "LLaVA"),
+    "results/minigpt4/output_minigpt4_llama2.json": ("miniGPT-4-LLaMA-2", "MiniGPT-4"),
+    "results/mplugowl/output_mplugowl_7b_ft.json": ("mPLUG-Owl-7B", "mPLUG-Owl"),
+}
+
+
+def mathvista_candidates(repo: Path) -> Iterator[Candidate]:
+    """MathVista testmini answers: multiple choice (letters A-E, option texts kept) and integer answers.
+
+    The prompt ("query") asked for the option letter, or an integer, "at the end"; the image is not
+    stored. `extraction` is the source's own GPT-4 extraction of the answer: a hint, not the label.
+    """
+    commit = head_commit(repo)
+    for path, (model, family) in MATHVISTA_FILES.items():
+        rows = json.loads(_git(repo, "show", f"HEAD:{path}"))
+        for i, (pid, row) in enumerate(rows.items()):
+            text, dropped = capped(str(row.get("response") or ""))
+            source = {"repo": MATHVISTA_REPO, "path": path, "commit": commit, "index": i, "key": pid,
+                      "license": "CC-BY-SA-4.0"}
+            common = dict(response=text, model=model, family=family, reasoning_model=False, source=source,
+                          hint=row.get("extraction"), extra={"dropped_chars": dropped})
+            if row["question_type"] == "multi_choice":
+                choices = row["choices"] if isinstance(row["choices"], list) else ast.literal_eval(row["choices"])
+                yield Candidate(id=f"mathvista-mc:{model}:{pid}", shape="gpqa",
+                                letters=[chr(65 + k) for k in range(len(choices))],
+                                choices=[str(c) for c in choices],
+                                asked_format='zero-shot, "provide the correct option letter, e.g., A, B, C, D, at the end"',
+                                **common)
+            elif row["answer_type"] == "integer":
+                yield Candidate(id=f"mathvista-int:{model}:{pid}", shape="aime",
+                                asked_format='zero-shot, "requiring an integer answer and provide the final value, e.g., 1, 2, 3, at the end"',
+                                **common)

@@ -1,0 +1,90 @@
+"""Integer answers given without an answer word, read only when the AIME reader found no other answer.
+
+Short replies of chat and vision-language models (tests/judges/real, MathVista) state their answer in the
+closing sentence: "The missing number is 9.", "The number of years is: 6", "Thus, 196 has **9** divisors.",
+"There are three objects left." Each rule reads one such shape, and only when it states one integer.
+"""
+from __future__ import annotations
+
+import re
+
+from judges.rules.extract import without_pleasantries
+
+_INT = r"[-−]?(?:\d{1,3}(?:,\d{3})+|\d{1,7})"
+# Number words a short reply counts in ("There are three objects left", "Two").
+NUMBER_WORDS = {w: n for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+_WORD = "(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
+_VALUE = rf"(?P<n>{_INT}|(?i:{_WORD})\b)"
+# "... is 9.", "... is: 6", "... is **2013**", "... is 99%", "... is 10 years." (a unit may follow).
+_STATEMENT_RE = re.compile(
+    rf"(?:\b(?:is|are|was|were|equals|is\s+equal\s+to)|\b(?i:final\s+value))[ \t]*(?::[ \t]*)?[*_$]*{_VALUE}(?:\.0+(?=[*_$]*[.!]))?[*_$]*"
+    r"(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_.!]*\Z")
+# "There are three objects left ...": a count opening a short reply's closing sentence.
+# A leading clause may come first: "After subtracting the cubes, there are 4 objects left."
+_THERE_ARE_RE = re.compile(rf"[ \t*_]*(?:so,?[ \t]+|therefore,?[ \t]+|[^,.\n \t*_][^,.\n]{{0,120}},[ \t]+)?there[ \t]+"
+                           rf"(?:are|is|were|was|will[ \t]+be)[ \t]+(?:a[ \t]+total[ \t]+of[ \t]+)?{_VALUE}[ \t]+[A-Za-z]",
+                           re.IGNORECASE)
+# A concluding sentence that marks one integer in bold ("Thus, ... **9** ...", "... = **18 feet**.").
+_CONCLUDES_RE = re.compile(r"\s*(?:thus|therefore|so|hence|in conclusion)\b", re.IGNORECASE)
+_BOLD_RE = re.compile(rf"\*\*\$?(?P<n>{_INT})\$?(?P<unit>(?:[ \t]+[A-Za-z][A-Za-z'-]*){{0,2}})\*\*")
+_BOLD_CLOSES_RE = re.compile(r"[ \t.!]*\Z")
+_WORD_ALONE_RE = re.compile(rf"[\s*_]*(?P<n>(?i:{_WORD}))[\s*_.!]*")
+_WORDS_RE = re.compile(r"[A-Za-z]+")
+_DESCRIBES_RE = re.compile(r"\b(?:the|these|those|both|than|of|with|exactly|least|most|over|under|above|below)"
+                           r"[ \t]+\$?\Z", re.IGNORECASE)
+_HEDGED_RE = re.compile(r"\b(?:if|not|suppose|assuming|whether|unless|cannot|can't|maybe|perhaps|or)\b", re.IGNORECASE)
+_NUMBER_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_SENTENCE_STOP_RE = re.compile(r"[.!?](?=\s)|\n")
+CLOSING_SENTENCE_CHARS = 300  # the last sentence is looked for this far from the end
+SHORT_REPLY_CHARS = 400  # counts in words and "There are N ..." are read in short replies only
+
+
+def closing_statement(text: str, value_words: set[str]) -> str | None:
+    """The integer a reply's closing sentence states, or None. value_words: words that, after the number,
+    change or hedge it ("7 or more", "12 squared"), so that no integer is read."""
+    body = without_pleasantries(text[-CLOSING_SENTENCE_CHARS - 700:])
+    tail = body[-CLOSING_SENTENCE_CHARS:]
+    stops = [m.end() for m in _SENTENCE_STOP_RE.finditer(tail)]
+    sentence = tail[stops[-1]:] if stops else tail
+    if _HEDGED_RE.search(sentence):
+        return None
+    bold = list(_BOLD_RE.finditer(sentence))
+    if len(bold) == 1 and not value_words.intersection(bold[0].group("unit").lower().split()) and (
+            _CONCLUDES_RE.match(sentence) or _BOLD_CLOSES_RE.match(sentence, bold[0].end())):
+        return _integer(bold[0].group("n"))
+    short = len(text) <= SHORT_REPLY_CHARS
+    word = _WORD_ALONE_RE.fullmatch(body)
+    if word:  # the whole reply is a count in words: "Two", "**three**."
+        return _integer(word.group("n"))
+    m = _STATEMENT_RE.search(sentence) or (_THERE_ARE_RE.match(sentence) if short else None)
+    if m is None or (not short and not m.group("n")[-1:].isdigit()):
+        return None
+    if _other_values(sentence, m.span("n")):
+        return None  # another number in the sentence ("four cars and one bus"): which one answers is unclear
+    unit = (m.groupdict().get("unit") or "").lower().split()
+    if value_words.intersection(unit):
+        return None
+    value = _integer(m.group("n"))
+    before = [s for s in _SENTENCE_STOP_RE.split(body[:len(body) - len(sentence)]) if s.strip()]
+    earlier = _STATEMENT_RE.search(before[-1].rstrip()) if before else None
+    if earlier and _integer(earlier.group("n")) != value:
+        return None  # "The combined share is 43%. The remaining share is 57%.": two statements in a row, two values
+    return value
+
+
+def _other_values(sentence: str, value: tuple[int, int]) -> int:
+    """How many numbers, in digits or in words, the sentence gives besides the value at that span. A number that
+    only describes what is counted does not count: "the two people", "values smaller than 0", "with 56 boxes"."""
+    found = [m for m in _WORDS_RE.finditer(sentence) if m.group().lower() in NUMBER_WORDS]
+    found += list(_NUMBER_RE.finditer(sentence))
+    return sum(1 for m in found if not (m.start() < value[1] and value[0] < m.end())
+               and not _DESCRIBES_RE.search(sentence, 0, m.start()))
+
+
+def _integer(written: str) -> str:
+    low = written.lower()
+    if low in NUMBER_WORDS:
+        return str(NUMBER_WORDS[low])
+    return written.replace("−", "-").replace(",", "")

@@ -1,0 +1,133 @@
+"""Answers given without an answer word, read only when no anchored or lead-in letter was found.
+
+Short replies of chat and vision-language models (tests/judges/real, MathVista) answer in plain words:
+"No, the pizza is not split in half.", "∠EOD is equal to 20°.", "... is (D) snake. Snakes eat ...".
+Each rule here reads one such shape, and only when it names exactly one option.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from judges.rules.gpqa_leadins import commits, negated, sentence_before
+from judges.rules.gpqa_options import option_starting, tokens
+
+# A reply that opens with "Yes" or "No" as a word of its own ("No, ...", "Yes.", "**No**").
+_YES_NO_OPENING_RE = re.compile(r"[\s*_]*(?P<word>yes|no)[*_]*(?:[,.!;:]|\s*$)", re.IGNORECASE)
+# The predicate of a closing statement: what follows its last "is", "is equal to", "equals", "=".
+_COPULA_RE = re.compile(r"(?:\b(?:is(?:\s+(?:also|then|therefore|thus))?(?:\s+equal\s+to)?|equals)\s|=|为|是)\s*",
+                        re.IGNORECASE)  # "is 20°", "is also 60°", "∠MPB = 125°", "的值为 B"
+_ARTICLE_RE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
+# "(D) snake" inside a sentence: a bracketed label with text after it, not the first thing on its line.
+_PAREN_LABEL_RE = re.compile(r"(?<=[^\s(])[ \t]+\((?P<letter>[A-Z])\)[ \t]+(?=\S)")
+_SENTENCE_END_RE = re.compile(r"[ \t*_]*(?:[.!;]|\n|$)")
+_MAX_PREDICATE_CHARS = 80
+_NUMERIC_RE = re.compile(r"-?\d+(?:\.\d+)?")
+# Yes/no openings and closing predicates are read in short replies only: in a long derivation, "Yes, ..."
+# opens a step and "P is 30" states an intermediate value.
+SHORT_REPLY_CHARS = 400
+# A bracketed letter on its own after a sentence's full stop, ending its line: "... six**. (E)".
+_CLOSING_BRACKET_RE = re.compile(r"(?<=[.!])[ \t*_]+\((?P<letter>[A-Z])\)[ \t*_.]*$", re.MULTILINE)
+_CLOSING_BRACKET_REACH = 2000  # looked for near the end of the reply only
+_NOT_BEFORE_RE = re.compile(r"\b(?:not|never)\b|n't|n’t", re.IGNORECASE)
+_OTHER_LABEL_RE = re.compile(r"\((?-i:[A-Z])\)")  # another bracketed letter earlier in the sentence: a list
+_MAX_LABELS = 8  # bracketed labels looked at, latest first
+_MAX_OPTION_CHARS = 300  # how much text after a label is compared with its option
+
+
+def yes_no_opening(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The option a reply opening with "Yes"/"No" gives, when the options are exactly yes and no."""
+    if len(options) != 2 or len(text) > SHORT_REPLY_CHARS:
+        return None
+    m = _YES_NO_OPENING_RE.match(text)
+    if m is None:
+        return None
+    words = [" ".join(tokens(o)) for o in options]
+    return letters[words.index(m.group("word").lower())] if sorted(words) == ["no", "yes"] else None
+
+
+def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The option that is the whole predicate of a short reply's last sentence: "... is the top.",
+    "∠EOD is equal to 20°.", or a letter in place of a value ("The area ... is C.")."""
+    if len(text) > SHORT_REPLY_CHARS:
+        return None
+    body = text.rstrip()
+    line = body[body.rfind("\n") + 1:]
+    sentence = sentence_before(line, len(line.rstrip(".!").rstrip()))
+    last = None
+    for last in _COPULA_RE.finditer(sentence):
+        pass
+    if last is None:
+        return None
+    rest = sentence[last.end():].strip(" \t*_")
+    if len(rest) > _MAX_PREDICATE_CHARS or negated(rest):
+        return None
+    if rest in letters:
+        return rest  # "... is C." (upper case only: "is a" is an article)
+    said = _without_article(rest)
+    found = [i for i, o in enumerate(options) if tokens(o) and _without_article(o) == said]
+    if not found and len(said) >= 2 and said[-1].isalpha():
+        # "... is 135 degrees.": a number option followed by its unit word
+        found = [i for i, o in enumerate(options) if _NUMERIC_RE.fullmatch(o.strip()) and tokens(o) == said[:-1]]
+    if len(found) != 1:
+        return None
+    reply = tokens(body)
+    if any(_contains(reply, _without_article(o)) for i, o in enumerate(options) if i != found[0] and tokens(o)):
+        return None  # another option's value stated too ("... is 60°. ... is 45°. ... is 25°.")
+    return letters[found[0]]
+
+
+def _contains(seq: tuple[str, ...], part: tuple[str, ...]) -> bool:
+    n = len(part)
+    return n > 0 and any(seq[i:i + n] == part for i in range(len(seq) - n + 1))
+
+
+def _without_article(text: str) -> tuple[str, ...]:
+    return tokens(_ARTICLE_RE.sub("", text.strip(), count=1) if _ARTICLE_RE.match(text.strip()) else text)
+
+
+def closing_bracket(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """ "So the time is **quarter past six**. (E)": a bracketed letter alone after a committing sentence."""
+    found = None
+    for found in _CLOSING_BRACKET_RE.finditer(text, max(0, len(text) - _CLOSING_BRACKET_REACH)):
+        pass
+    if found is None or found.group("letter") not in letters:
+        return None
+    return found.group("letter") if commits(sentence_before(text, found.start() - 1)) else None
+
+
+def label_with_own_text(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """ "... is (D) snake." in prose: a bracketed letter followed by its own option's text, closing the clause.
+
+    The last such pair decides; a list of options (each label opening its line) is never read. Only the
+    last few bracketed labels are looked at, so a long run of them costs a bounded amount.
+    """
+    found = list(_PAREN_LABEL_RE.finditer(text))
+    for m in reversed(found[-_MAX_LABELS:]):
+        letter = m.group("letter")
+        if letter not in letters:
+            continue
+        own = letters.index(letter)
+        rest = text[m.end():m.end() + _MAX_OPTION_CHARS].split("\n", 1)[0]
+        if option_starting(rest, options) != own or not _closes_after_option(rest, options[own]):
+            continue
+        # Only the words right before the label may negate it: the sentence often restates a question's
+        # condition first ("... if the ants were fewer is (D) snake.").
+        before = sentence_before(text, m.start())
+        after = rest[len(options[own]):].split(".", 1)[0]
+        if _NOT_BEFORE_RE.search(before[-30:]) or _OTHER_LABEL_RE.search(before) or _OTHER_LABEL_RE.search(after):
+            continue
+        return letter
+    return None
+
+
+def _closes_after_option(rest: str, option: str) -> bool:
+    """Whether the option's text, at the start of rest, ends its sentence or clause there."""
+    want = tokens(option)
+    for cut in range(1, len(rest) + 1):
+        got = tokens(rest[:cut])
+        if got == want and not rest[cut:cut + 1].isalnum():
+            return _SENTENCE_END_RE.match(rest, cut) is not None or rest[cut:cut + 1] in ",)"
+        if len(got) > len(want):
+            return False
+    return False
