@@ -14,7 +14,8 @@ machine's load average beside each level.
 
 Also the single stream end to end through each side's public Python API: `LLM.generate` (engine/native/llm.py)
 against llama-cpp-python's `Llama.generate` on the same GGUF (fresh random short prompts, the two taking turns,
-llama.cpp producing as many tokens as the engine did). The binding may be linked to the libllama.so built by
+greedy, end of sequence ignored on both sides so each makes exactly --single-tokens; time from the call to
+the last token, prefill included). The binding may be linked to the libllama.so built by
 the script above (`--llama-bin` sets LLAMA_CPP_LIB_PATH); without llama_cpp the single stream is skipped.
 """
 from __future__ import annotations
@@ -43,10 +44,10 @@ KV_DTYPE_BYTES = 2  # both servers keep K and V in 16-bit floats by default (f16
 
 
 def default_llama_bin() -> Path:
-    version = os.environ.get("LLAMA_CPP_PYTHON_VERSION", "0.3.36")
+    """Where benchmarks/build_llama_server.sh links its binaries."""
     cache = os.environ.get("LLAMA_CACHE_DIR") or str(
         Path(os.environ.get("HARNESS_CACHE_DIR") or Path.home() / ".cache" / "harness") / "llama.cpp")
-    return Path(cache) / f"build-{version}" / "bin"
+    return Path(cache) / "bin"
 
 
 def load() -> str:
@@ -200,7 +201,7 @@ def single_stream(a, facts: dict[str, int]) -> dict[str, Any] | None:
         return None
     from engine.base import SamplingParams
     from engine.native.llm import LLM
-    llm = LLM(model=a.model, threads=a.threads)
+    llm = LLM(model=a.model, threads=a.threads, ignore_eos=True)  # both sides make exactly --single-tokens
     ref = llama_cpp.Llama(str(a.gguf), n_ctx=a.single_prompt + a.single_tokens + 16, n_threads=a.threads,
                           n_threads_batch=a.threads, verbose=False)
     rng = random.Random(a.seed + 7)
@@ -223,18 +224,13 @@ def single_stream(a, facts: dict[str, int]) -> dict[str, Any] | None:
     engine_run(), llama_run(8)  # warm-up
     rates: dict[str, list[float]] = {"engine": [], "llama.cpp": []}
     before = load()
-    for r in range(a.single_reps):
-        # the engine's output length sets how many tokens llama.cpp makes; who runs first alternates
-        if r % 2 == 0:
-            tokens, dt = engine_run()
-            dt_l = llama_run(tokens)
-        else:
-            dt_l = llama_run(a.single_tokens)
-            tokens, dt = engine_run()
-            if tokens != a.single_tokens:  # the engine stopped early (end of sequence): time llama.cpp again
-                dt_l = llama_run(tokens)
-        rates["engine"].append(tokens / dt)
-        rates["llama.cpp"].append(tokens / dt_l)
+    for r in range(a.single_reps):  # who runs first alternates
+        for side in (("engine", "llama.cpp") if r % 2 == 0 else ("llama.cpp", "engine")):
+            if side == "engine":
+                tokens, dt = engine_run()
+                rates["engine"].append(tokens / dt)
+            else:
+                rates["llama.cpp"].append(a.single_tokens / llama_run(a.single_tokens))
     med = {k: statistics.median(v) for k, v in rates.items()}
     return {"engine": med["engine"], "llama.cpp": med["llama.cpp"], "ratio": med["engine"] / med["llama.cpp"],
             "runs": rates, "load": f"{before} -> {load()}"}
