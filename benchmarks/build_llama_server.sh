@@ -82,9 +82,9 @@ else
   say "configuring llama.cpp from $SRC/vendor/llama.cpp into $BUILD"
   "$CMAKE" -S "$SRC/vendor/llama.cpp" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${CPU_FLAGS[@]}" \
     -DBUILD_SHARED_LIBS=ON -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
-    -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON > "$BUILD.cmake.log"
+    -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON > "$BUILD.cmake.log" 2>&1
   say "building llama-server and llama-bench with $JOBS jobs (minutes; log: $BUILD.build.log)"
-  "$CMAKE" --build "$BUILD" --config Release -j "$JOBS" --target llama-server llama-bench > "$BUILD.build.log"
+  "$CMAKE" --build "$BUILD" --config Release -j "$JOBS" --target llama-server llama-bench > "$BUILD.build.log" 2>&1
   for f in llama-server llama-bench libllama.so; do
     [ -e "$BIN/$f" ] || { say "the build finished without $BIN/$f"; exit 1; }
   done
