@@ -93,7 +93,8 @@ fi
 # 5. Optionally the Python binding, linked at run time to the libllama.so built above (no second compile).
 if [ "$WITH_BINDING" = 1 ]; then
   say "installing the llama_cpp Python binding without its own build (LLAMA_BUILD=OFF)"
-  CMAKE_ARGS="-DLLAMA_BUILD=OFF" "$PY" -m pip install -q --no-deps "$SRC"
+  # its small dependencies too (numpy, diskcache, jinja2, typing-extensions): `import llama_cpp` needs diskcache
+  CMAKE_ARGS="-DLLAMA_BUILD=OFF" "$PY" -m pip install -q "$SRC"
   say "run it with LLAMA_CPP_LIB_PATH=$BIN (the benchmarks set it themselves when given --llama-bin)"
 fi
 ln -sfn "$BIN" "$CACHE/bin"  # where the benchmarks look by default
