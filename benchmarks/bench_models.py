@@ -1,5 +1,6 @@
 """A model of Qwen3-0.6B's shapes (random weights) on the built-in engine, side by side with HF transformers and
-llama.cpp (llama-cpp-python, the `bench` extra; skipped when not installed), on the same files and threads.
+llama.cpp (llama-cpp-python, the `bench` extra, for one stream; llama-server with -np STREAMS from
+benchmarks/build_llama_server.sh for --streams; each skipped when absent), on the same files and threads.
 
     python benchmarks/bench_models.py [--threads 2] [--formats bf16 Q8_0 Q4_0] [--new-tokens 32]
                                       [--prompt-len 64] [--prefill-len 512] [--streams 16] [--skip-hf]
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import statistics
 import sys
 import time
@@ -24,6 +26,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.bench_serve_vs_llama import default_llama_bin  # noqa: E402
 from benchmarks.bench_native import hf_decode, hf_prefill, native_prefill, prompts, run_native  # noqa: E402
 from engine.native.gguf_export import write_gguf  # noqa: E402
 from engine.native.llm_engine import LLMEngine  # noqa: E402
@@ -82,6 +85,26 @@ def build_files(workdir: Path, formats: list[str]) -> dict[str, Path]:
     return files
 
 
+def llama_cpp_copy(path: Path, fmt: str, folder: Path) -> Path:
+    """The same tensors (quantised again by the same deterministic code) with one placeholder BPE merge: llama.cpp
+    refuses a "gpt2" vocabulary without a merges key, and the gguf writer drops the empty list write_gguf gives."""
+    from gguf import GGUFWriter
+    from safetensors.torch import load_file
+    out = path.with_name(path.stem + "-llamacpp.gguf")
+    if out.is_file():
+        return out
+    add_merges = GGUFWriter.add_token_merges
+    GGUFWriter.add_token_merges = lambda self, merges: add_merges(self, list(merges) or ["t 0"])
+    try:
+        tmp = out.with_suffix(".tmp")
+        write_gguf(tmp, "qwen3", json.loads((folder / "config.json").read_text()),
+                   load_file(str(folder / "model.safetensors")), fmt)
+        tmp.rename(out)
+    finally:
+        GGUFWriter.add_token_merges = add_merges
+    return out
+
+
 def median_of(fn, reps: int) -> float:
     return statistics.median(fn() for _ in range(reps))
 
@@ -114,9 +137,11 @@ def bench_hf(folder: Path, a) -> dict[str, float]:
 
 def bench_llama_cpp(path: Path, a) -> dict[str, float] | None:
     """One stream (llama-cpp-python's Llama runs one sequence), decode and prefill."""
+    if (a.llama_bin / "libllama.so").exists():  # the binding links to build_llama_server.sh's library
+        os.environ.setdefault("LLAMA_CPP_LIB_PATH", str(a.llama_bin))
     try:
         import llama_cpp
-    except ImportError:
+    except (ImportError, OSError):
         return None
     from benchmarks.bench_native import LlamaStream, llama_prefill
     llm = llama_cpp.Llama(str(path), n_ctx=max(a.prefill_len, a.prompt_len + a.new_tokens) + 16, n_batch=2048,
@@ -126,7 +151,45 @@ def bench_llama_cpp(path: Path, a) -> dict[str, float] | None:
                                  a.reps),
            "prefill": llama_prefill(llm, a.prefill_len, a.reps)}
     del llm
+    gc.collect()
+    many = bench_llama_server_streams(path, a)  # the binding runs one sequence; llama-server runs many
+    if many is not None:
+        out["decode_n"] = many
     return out
+
+
+def bench_llama_server_streams(path: Path, a) -> float | None:
+    """Decode tokens/s summed over --streams concurrent sequences on llama-server (-np streams, continuous
+    batching), from the server's own per-request timings: the streams decode together after one joint prompt
+    batch, so the sum of their generated tokens over the longest generation time is their joint decode rate."""
+    import urllib.request
+    from concurrent.futures import ThreadPoolExecutor
+    from benchmarks.bench_serve_vs_llama import Server, free_port
+    if not (a.llama_bin / "llama-server").exists():
+        return None
+    port = free_port()
+    ctx = a.prompt_len + a.new_tokens + 16
+    cmd = [str(a.llama_bin / "llama-server"), "-m", str(path), "--host", "127.0.0.1", "--port", str(port), "-t",
+           str(a.threads), "-tb", str(a.threads), "-np", str(a.streams), "-cb", "-c", str(a.streams * ctx), "--no-webui"]
+
+    def one(prompt: list[int], n: int) -> dict:
+        body = json.dumps({"prompt": prompt, "n_predict": n, "ignore_eos": True, "temperature": 0.0,
+                           "cache_prompt": False}).encode()
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/completion", body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=3600) as r:
+            return json.loads(r.read())["timings"]
+
+    def joint_rate(seed: int) -> float:
+        with ThreadPoolExecutor(a.streams) as pool:
+            timings = list(pool.map(lambda p: one(p, a.new_tokens), prompts(a.streams, a.prompt_len, seed)))
+        return sum(t["predicted_n"] for t in timings) / (max(t["predicted_ms"] for t in timings) / 1e3)
+
+    env = {**os.environ, "LD_LIBRARY_PATH": f"{a.llama_bin}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
+    with Server("llama-server", cmd, port, env) as server:
+        server.wait_ready()
+        one(prompts(1, 16, 7)[0], 4)  # warm-up
+        seeds = iter(range(100, 100 + a.reps))
+        return median_of(lambda: joint_rate(next(seeds)), a.reps)
 
 
 def main() -> int:
@@ -140,6 +203,9 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--kv-gib", type=float, default=1.0)
     ap.add_argument("--skip-hf", action="store_true")
+    ap.add_argument("--llama-bin", type=Path, default=Path(os.environ.get("LLAMA_BIN") or default_llama_bin()),
+                    help="folder with llama-server and libllama.so (default: $LLAMA_BIN or build_llama_server.sh's); "
+                         "llama-server gives llama.cpp's row for --streams sequences")
     ap.add_argument("--workdir", type=Path, default=Path.home() / ".cache" / "harness" / "bench_models")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
@@ -157,7 +223,7 @@ def main() -> int:
         if fmt == "bf16" and not a.skip_hf:
             rows.append((fmt, "HF transformers", bench_hf(path, a)))
         elif fmt != "bf16":
-            rows.append((fmt, "llama.cpp", bench_llama_cpp(path, a)))
+            rows.append((fmt, "llama.cpp", bench_llama_cpp(llama_cpp_copy(path, fmt, files["bf16"]), a)))
         print(rows[-1], flush=True)
         gc.collect()
     n = a.streams
@@ -172,12 +238,12 @@ def main() -> int:
         print(f"| {fmt} | {who} | {r['decode_1']:.1f} | {many} | {r['prefill']:.1f} |")
     by = {(f, w): r for f, w, r in rows if r}
     for fmt in files:
-        other = by.get((fmt, "HF transformers")) or by.get((fmt, "llama.cpp"))
-        mine = by.get((fmt, "engine"))
+        who = "HF transformers" if (fmt, "HF transformers") in by else "llama.cpp"
+        other, mine = by.get((fmt, who)), by.get((fmt, "engine"))
         if other and mine:
             ratios = ", ".join(f"{k} {mine[k] / other[k]:.2f}x" for k in ("decode_1", "decode_n", "prefill")
                                if k in other)
-            print(f"{fmt}: engine / {'HF' if 'decode_n' in other else 'llama.cpp'}: {ratios}")
+            print(f"{fmt}: engine / {who}: {ratios}")
     return 0
 
 

@@ -38,6 +38,10 @@ _WORDS = ("time year people way day man thing woman life child world school stat
           "moment air teacher force education").split()
 
 
+def _token_ids(prompt: Any) -> bool:
+    return isinstance(prompt, list) and bool(prompt) and all(isinstance(t, int) for t in prompt)
+
+
 class ServeSweep:
     kind = "serve"
 
@@ -84,7 +88,9 @@ class ServeSweep:
                 continue
             row = json.loads(line)
             if "messages" not in row and "prompt" not in row:
-                raise ValueError(f"{path}:{i}: each line needs 'prompt' (string) or 'messages' (chat list)")
+                raise ValueError(f"{path}:{i}: each line needs 'prompt' (string or token ids) or 'messages' (chat list)")
+            if _token_ids(row.get("prompt")) and self.chat:
+                raise ValueError(f"{path}:{i}: a token-id prompt needs serve.endpoint = 'completions'")
             prompts.append(row.get("messages") or row["prompt"])
         if not prompts:
             raise ValueError(f"{path}: no prompts")
@@ -120,8 +126,10 @@ class ServeSweep:
             body["stream_options"]["continuous_usage_stats"] = True
         if self.chat:
             body["messages"] = item if isinstance(item, list) else [{"role": "user", "content": item}]
+        elif isinstance(item, str) or _token_ids(item):  # token ids: exact prompt lengths on any server
+            body["prompt"] = item
         else:
-            body["prompt"] = item if isinstance(item, str) else item[-1]["content"]
+            body["prompt"] = item[-1]["content"]
         body.update(self.s.get("extra_body", {}))
         return body
 

@@ -2,7 +2,7 @@
 
 Any `engine.base.Engine` can be served (chat via `stream()`). An engine may also offer, and the server
 then uses:
-  tokenizer                 encode(str) -> ids, decode(ids) -> str, render_chat(messages) -> str
+  tokenizer                 encode(str) -> ids, decode(ids) -> str, render_chat(messages, **template_kwargs) -> str
                             (exact prompt token counts, context-length checks, /v1/completions text prompts)
   max_model_len             context length in tokens
   max_num_seqs              how many requests it batches at once (the server's default running limit)
@@ -76,11 +76,13 @@ class ServingAdapter:
     def supports_images(self) -> bool:
         return bool(getattr(self.engine, "supports_images", False))
 
-    def chat_prompt_ids(self, messages: list[dict[str, Any]]) -> list[int] | None:
-        """The exact token ids the engine will see for a chat, or None when the engine keeps that private."""
+    def chat_prompt_ids(self, messages: list[dict[str, Any]],
+                        template_kwargs: dict[str, Any] | None = None) -> list[int] | None:
+        """The exact token ids the engine will see for a chat, or None when the engine keeps that private.
+        template_kwargs (a request's chat_template_kwargs) override the engine's own defaults."""
         if self.tokenizer is None or not hasattr(self.tokenizer, "render_chat"):
             return None
-        return list(self.tokenizer.encode(self.tokenizer.render_chat(messages)))
+        return list(self.tokenizer.encode(self.tokenizer.render_chat(messages, **(template_kwargs or {}))))
 
     def encode(self, text: str) -> list[int]:
         return list(self.tokenizer.encode(text))

@@ -137,17 +137,23 @@ def plan_chat(body: ChatCompletionRequest, adapter: ServingAdapter, served_name:
               compiled: Callable[[], Any] | None = None) -> Plan:
     messages = _messages(body, adapter)
     constraint = _constraint(body.response_format, adapter, body.ignore_eos, compiled)
+    template_kwargs = body.chat_template_kwargs or None
+    if template_kwargs and not adapter.supports_prompts:
+        raise APIError(400, "this engine renders chats itself and cannot take chat_template_kwargs",
+                       param="chat_template_kwargs")
     try:
-        prompt_ids = adapter.chat_prompt_ids(messages)
+        prompt_ids = adapter.chat_prompt_ids(messages, template_kwargs)
     except Exception as exc:  # a template that rejects the conversation (e.g. bad role order)
         raise APIError(400, f"messages cannot be rendered with this model's chat template: {exc}",
-                       param="messages") from exc
+                       param="chat_template_kwargs" if template_kwargs else "messages") from exc
     n_prompt = len(prompt_ids) if prompt_ids is not None else None
     max_tokens = _max_tokens(body.max_new_tokens, n_prompt, adapter.max_model_len, "messages")
     pid = f"chatcmpl-{uuid.uuid4().hex}"
     # Through the engine's raw-prompt path when the engine must see the request token by token
-    # (constraints) or report token ids (logprobs); otherwise through Engine.stream, the common contract.
-    use_ids = prompt_ids is not None and adapter.supports_prompts and (constraint is not None or body.logprobs)
+    # (constraints), report token ids (logprobs) or see a prompt rendered with this request's template
+    # variables; otherwise through Engine.stream, the common contract.
+    use_ids = prompt_ids is not None and adapter.supports_prompts and (
+        constraint is not None or body.logprobs or bool(template_kwargs))
     choices = [Choice(i, f"{pid}-{i}", _sampling(body, max_tokens, _seed(body.seed, i), body.logprobs),
                       prompt_ids=prompt_ids if use_ids else None, messages=None if use_ids else messages)
                for i in range(body.n)]

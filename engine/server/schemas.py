@@ -105,6 +105,18 @@ class ChatCompletionRequest(_Sampling):
     logprobs: bool = False
     top_logprobs: int | None = Field(None, ge=0, le=0)  # only the sampled token's logprob is available
     response_format: ResponseFormat | None = None
+    # vLLM's extension: extra chat-template variables for this request (e.g. {"enable_thinking": false}),
+    # merged over the server's --chat-template-kwargs
+    chat_template_kwargs: dict[str, Any] | None = None
+
+    @field_validator("chat_template_kwargs")
+    @classmethod
+    def _template_names(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        # the template's own inputs must not be replaced from a request
+        taken = sorted(set(v or {}) & {"messages", "add_generation_prompt"})
+        if taken:
+            raise ValueError(f"{', '.join(taken)} cannot be set through chat_template_kwargs")
+        return v
 
     @property
     def max_new_tokens(self) -> int | None:

@@ -108,6 +108,26 @@ def test_completions_endpoint_with_prompts_from_a_file(tmp_path: Path):
     assert r["metrics"]["output_tokens_per_request"] == 3 and r["metrics"]["completed"] == 6
 
 
+def test_token_id_prompts_are_sent_as_ids(tmp_path: Path):
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text('{"prompt": [5, 6, 7]}\n{"prompt": [9, 8]}\n')
+    cfg = serve_config(tmp_path, "[2]", extra=f'endpoint = "completions"\nprompts_file = "{prompts}"')
+    with ScriptedServer(Reply(text="x y z", token_delay_s=0.005), model="m") as server:
+        assert run_cli("serve", str(cfg), "--base-url", server.base_url, "--out-dir", str(tmp_path)) == 0
+        bodies = [r.body for r in server.log if r.method == "POST"]
+    assert {tuple(b["prompt"]) for b in bodies} == {(5, 6, 7), (9, 8)}
+
+
+def test_token_id_prompts_need_the_completions_endpoint(tmp_path: Path):
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text('{"prompt": [5, 6, 7]}\n')
+    cfg = serve_config(tmp_path, "[2]", extra=f'prompts_file = "{prompts}"')
+    with pytest.raises(ValueError, match=r"prompts.jsonl:1: a token-id prompt needs serve.endpoint = 'completions'"):
+        from sweep.config import load_config
+        from sweep.serve import ServeSweep
+        ServeSweep(load_config(str(cfg)))
+
+
 def test_server_without_usage_falls_back_to_counting_chunks(tmp_path: Path):
     # a stream with no usage chunk: the record must say tokens were counted as chunks
     events = "".join(f'data: {{"choices": [{{"index": 0, "delta": {{"content": "t{i} "}}}}]}}\n\n' for i in range(5))
