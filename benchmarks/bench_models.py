@@ -85,26 +85,6 @@ def build_files(workdir: Path, formats: list[str]) -> dict[str, Path]:
     return files
 
 
-def llama_cpp_copy(path: Path, fmt: str, folder: Path) -> Path:
-    """The same tensors (quantised again by the same deterministic code) with one placeholder BPE merge: llama.cpp
-    refuses a "gpt2" vocabulary without a merges key, and the gguf writer drops the empty list write_gguf gives."""
-    from gguf import GGUFWriter
-    from safetensors.torch import load_file
-    out = path.with_name(path.stem + "-llamacpp.gguf")
-    if out.is_file():
-        return out
-    add_merges = GGUFWriter.add_token_merges
-    GGUFWriter.add_token_merges = lambda self, merges: add_merges(self, list(merges) or ["t 0"])
-    try:
-        tmp = out.with_suffix(".tmp")
-        write_gguf(tmp, "qwen3", json.loads((folder / "config.json").read_text()),
-                   load_file(str(folder / "model.safetensors")), fmt)
-        tmp.rename(out)
-    finally:
-        GGUFWriter.add_token_merges = add_merges
-    return out
-
-
 def median_of(fn, reps: int) -> float:
     return statistics.median(fn() for _ in range(reps))
 
@@ -223,7 +203,7 @@ def main() -> int:
         if fmt == "bf16" and not a.skip_hf:
             rows.append((fmt, "HF transformers", bench_hf(path, a)))
         elif fmt != "bf16":
-            rows.append((fmt, "llama.cpp", bench_llama_cpp(llama_cpp_copy(path, fmt, files["bf16"]), a)))
+            rows.append((fmt, "llama.cpp", bench_llama_cpp(path, a)))
         print(rows[-1], flush=True)
         gc.collect()
     n = a.streams

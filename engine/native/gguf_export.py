@@ -55,7 +55,7 @@ def _expert_tensors(hf: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 def write_gguf(path: Path, family: str, hf_config: dict, tensors: dict[str, torch.Tensor],
                matrix_type: str = "F32") -> Path:
     """Write `tensors` (HF names, as a checkpoint holds them) and `hf_config` (config.json) as a GGUF file with a
-    placeholder tokenizer of vocab_size tokens t0..tN. matrix_type: F32, F16, Q8_0 or Q4_0."""
+    placeholder tokenizer of vocab_size tokens "0".."N" (needs vocab_size > 10). matrix_type: F32, F16, Q8_0 or Q4_0."""
     from gguf import GGMLQuantizationType, GGUFWriter, quants
     c = hf_config
     arch = GGUF_ARCH[family]
@@ -83,9 +83,11 @@ def write_gguf(path: Path, family: str, hf_config: dict, tensors: dict[str, torc
     vocab = c["vocab_size"]
     w.add_tokenizer_model("gpt2")
     w.add_tokenizer_pre("default")
-    w.add_token_list([f"t{i}" for i in range(vocab)])
+    w.add_token_list([str(i) for i in range(vocab)])
     w.add_token_types([1] * vocab)
-    w.add_token_merges([])
+    # One merge ("1" + "0" -> "10", all three in the vocabulary): llama.cpp refuses a "gpt2" vocabulary without a
+    # merges key, and the writer drops an empty list.
+    w.add_token_merges(["1 0"])
     if c.get("eos_token_id") is not None:
         w.add_eos_token_id(int(c["eos_token_id"]))
     qtype = GGMLQuantizationType[matrix_type]
