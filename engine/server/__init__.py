@@ -16,7 +16,6 @@
   launcher.py    blocking `run_server` for the CLI; `serve_in_background` (ephemeral port) for tests and judges
   native.py      the built-in engine as a server engine (raw prompts, KV stats, abort, constrained decoding)
   local.py       `local_openai_server(model)`: the built-in engine on an ephemeral port (scripts, tests)
-  bench.py       HTTP vs in-process on one workload (`python -m engine.server.bench`)
 Structured output lives in engine/constrained (xgrammar).
 """
 from __future__ import annotations

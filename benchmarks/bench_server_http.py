@@ -1,6 +1,6 @@
 """HTTP vs in-process: the same streaming workload through `harness serve` and straight through the engine.
 
-    python -m engine.server.bench --concurrency 64 --requests 128 --input-words 48 --output-tokens 32
+    python benchmarks/bench_server_http.py --concurrency 64 --requests 128 --input-words 48 --output-tokens 32
 
 Prints output tokens/s for each path, their ratio, and TTFT / TPOT percentiles. The server runs as a
 subprocess (as users run it), so the client's event loop does not share the server's interpreter.
@@ -20,7 +20,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.native.model_registry import DEFAULT_MODEL
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.native.model_registry import DEFAULT_MODEL  # noqa: E402
+from harness.commands.native_flags import add_engine_arguments, engine_fields, engine_flags  # noqa: E402
+
+ENGINE = engine_flags("device", "dtype", "threads", "kv-cache-gib", "max-num-seqs")  # both paths get the same
 
 WORDS = ("time year people way day man thing woman life child world school state family student group country "
          "problem hand part place case week company system program question work number night point home water "
@@ -117,7 +122,7 @@ def run_http(args: argparse.Namespace, texts: list[str]) -> Summary:
     for flag in ("model", "threads", "device", "dtype"):
         if getattr(args, flag):
             cmd += [f"--{flag}", str(getattr(args, flag))]
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[1]
     proc = subprocess.Popen(cmd, cwd=root, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
     try:
         url = None
@@ -164,8 +169,7 @@ def run_http(args: argparse.Namespace, texts: list[str]) -> Summary:
 
 
 def _options(args: argparse.Namespace, cls):
-    return cls(model=args.model, threads=args.threads, device=args.device, dtype=args.dtype,
-               kv_cache_gib=args.kv_cache_gib, max_num_seqs=args.max_num_seqs)
+    return cls(model=args.model, **engine_fields(args, ENGINE))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -175,11 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--requests", type=int, default=128)
     p.add_argument("--input-words", type=int, default=48)
     p.add_argument("--output-tokens", type=int, default=32)
-    p.add_argument("--max-num-seqs", type=int, default=64)
-    p.add_argument("--kv-cache-gib", type=float, default=0.5)
-    p.add_argument("--threads", type=int)
-    p.add_argument("--device")
-    p.add_argument("--dtype")
+    add_engine_arguments(p, ENGINE, defaults={"max-num-seqs": (64, "64"), "kv-cache-gib": (0.5, "0.5")})
     p.add_argument("--repeats", type=int, default=1, help="alternate the two paths this many times; medians")
     p.add_argument("--order", default="in-process,http", help="which path runs first in each repeat")
     args = p.parse_args(argv)
