@@ -25,44 +25,50 @@ inline uint16_t float_to_bf16(float f) {  // round to nearest even, as c10::BFlo
 
 inline float round_bf16(float f) { return bf16_to_float(float_to_bf16(f)); }
 
-}  // namespace
+// How an element type is read, how a product is rounded to it, and how a value is stored in it.
+struct F32 {
+  using T = float;
+  static float load(float v) { return v; }
+  static float round(float f) { return f; }
+  static float store(float f) { return f; }
+};
+
+struct BF16 {
+  using T = uint16_t;
+  static float load(uint16_t v) { return bf16_to_float(v); }
+  static float round(float f) { return round_bf16(f); }
+  static uint16_t store(float f) { return float_to_bf16(f); }
+};
 
 // x: T rows of `heads` heads of D values (row stride in elements); cos, sin: [T, D].
-void harness_rope_f32(float* x, const float* cos, const float* sin, int64_t T, int64_t heads, int64_t row_stride,
-                      int64_t D) {
+template <typename E>
+void rope(typename E::T* x, const typename E::T* cos, const typename E::T* sin, int64_t T, int64_t heads,
+          int64_t row_stride, int64_t D) {
   const int64_t half = D / 2;
   for (int64_t t = 0; t < T; ++t) {
-    const float* c = cos + t * D;
-    const float* s = sin + t * D;
+    const typename E::T* c = cos + t * D;
+    const typename E::T* s = sin + t * D;
     for (int64_t h = 0; h < heads; ++h) {
-      float* v = x + t * row_stride + h * D;
+      typename E::T* v = x + t * row_stride + h * D;
       for (int64_t d = 0; d < half; ++d) {
-        const float a = v[d], b = v[d + half];
-        const float lo = a * c[d], lo_r = (-b) * s[d];
-        const float hi = b * c[d + half], hi_r = a * s[d + half];
-        v[d] = lo + lo_r;
-        v[d + half] = hi + hi_r;
+        const float a = E::load(v[d]), b = E::load(v[d + half]);
+        const float lo = E::round(a * E::load(c[d])), lo_r = E::round(-b * E::load(s[d]));
+        const float hi = E::round(b * E::load(c[d + half])), hi_r = E::round(a * E::load(s[d + half]));
+        v[d] = E::store(lo + lo_r);
+        v[d + half] = E::store(hi + hi_r);
       }
     }
   }
 }
 
+}  // namespace
+
+void harness_rope_f32(float* x, const float* cos, const float* sin, int64_t T, int64_t heads, int64_t row_stride,
+                      int64_t D) {
+  rope<F32>(x, cos, sin, T, heads, row_stride, D);
+}
+
 void harness_rope_bf16(uint16_t* x, const uint16_t* cos, const uint16_t* sin, int64_t T, int64_t heads,
                        int64_t row_stride, int64_t D) {
-  const int64_t half = D / 2;
-  for (int64_t t = 0; t < T; ++t) {
-    const uint16_t* c = cos + t * D;
-    const uint16_t* s = sin + t * D;
-    for (int64_t h = 0; h < heads; ++h) {
-      uint16_t* v = x + t * row_stride + h * D;
-      for (int64_t d = 0; d < half; ++d) {
-        const float a = bf16_to_float(v[d]), b = bf16_to_float(v[d + half]);
-        const float lo = round_bf16(a * bf16_to_float(c[d])), lo_r = round_bf16(-b * bf16_to_float(s[d]));
-        const float hi = round_bf16(b * bf16_to_float(c[d + half]));
-        const float hi_r = round_bf16(a * bf16_to_float(s[d + half]));
-        v[d] = float_to_bf16(lo + lo_r);
-        v[d + half] = float_to_bf16(hi + hi_r);
-      }
-    }
-  }
+  rope<BF16>(x, cos, sin, T, heads, row_stride, D);
 }
