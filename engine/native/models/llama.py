@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engine.native import int4_weights, kernels
+from engine.native import int4_weights, kernels, packed_weights
 from engine.native.attention import AttentionMetadata, KVCacheSpec, compiled_kernels_for, paged_attention
 from engine.native.config import ModelConfig
 
@@ -48,6 +48,7 @@ class LlamaLayer(nn.Module):
         self.post_norm = nn.Parameter(w["post_norm"], False)
         self.kv_cache: torch.Tensor | None = None  # [2 * kv_heads, slots, head_dim]
         self.int4: dict[str, int4_weights.Int4Linear] = {}  # 4-bit forms of the matrices, for steps of few rows
+        self.packed: dict[str, packed_weights.PackedLinear] = {}  # oneDNN-packed bf16 forms, for larger steps
         self.tp = None  # a ParallelGroup when this layer holds one tensor-parallel shard
         # Compiled ops (engine/native/kernels; bind_kv_cache decides): RoPE with the cache write in any dtype;
         # in bf16 also residual add with RMSNorm and SiLU times up (float32 keeps the torch ops, whose rounding
@@ -58,7 +59,8 @@ class LlamaLayer(nn.Module):
     def _linear(self, x: torch.Tensor, name: str, bias: torch.Tensor | None = None) -> torch.Tensor:
         q = self.int4.get(name) if x.shape[0] <= int4_weights.MAX_ROWS else None
         if q is None:
-            return F.linear(x, getattr(self, name), bias)
+            p = self.packed.get(name) if self.packed and packed_weights.enabled() else None
+            return F.linear(x, getattr(self, name), bias) if p is None else p(x, bias)
         return q(x) if bias is None else q(x) + bias
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
@@ -140,6 +142,7 @@ class LlamaModel(nn.Module):
         self.sin: torch.Tensor | None = None
         self.lm_head_fp16: torch.Tensor | None = None  # single-row logits (see enable_int4)
         self.lm_head_int8: tuple[torch.Tensor, torch.Tensor] | None = None  # codes, scales (see enable_int4)
+        self.lm_head_packed: packed_weights.PackedLinear | None = None  # oneDNN-packed bf16 head (enable_packed)
         self.tp = None  # ParallelGroup under tensor parallelism (vocab-parallel embedding and logits)
         self.vocab_start, self.vocab_part = 0, config.vocab_size
 
@@ -276,6 +279,19 @@ class LlamaModel(nn.Module):
             total += head.numel() * 2
         return total
 
+    def enable_packed(self) -> int:
+        """Pack the bf16 layer matrices and the logits head for oneDNN (packed_weights) when this model runs in bf16
+        on a CPU; returns how many matrices were packed. The plain weights stay (int4 fallbacks, tests, sharding)."""
+        if not packed_weights.available(self.embed.dtype, self.embed.device):
+            return 0
+        for layer in self.layers:
+            for name in self.FUSED:
+                w = getattr(layer, name, None)
+                if w is not None:
+                    layer.packed[name] = packed_weights.PackedLinear(w)
+        self.lm_head_packed = packed_weights.PackedLinear(self.lm_head)
+        return sum(len(layer.packed) for layer in self.layers) + 1
+
     def bind_kv_cache(self, caches: list[tuple[torch.Tensor, torch.Tensor | None]]) -> None:
         for layer, (kv, _) in zip(self.layers, caches):
             layer.kv_cache = kv
@@ -303,7 +319,10 @@ class LlamaModel(nn.Module):
             return kernels.int8_matvec(hidden, *self.lm_head_int8)
         if hidden.shape[0] == 1 and self.lm_head_fp16 is not None:
             return F.linear(hidden.half(), self.lm_head_fp16)
-        logits = F.linear(hidden, self.lm_head)
+        if self.lm_head_packed is not None and packed_weights.enabled():
+            logits = self.lm_head_packed(hidden)
+        else:
+            logits = F.linear(hidden, self.lm_head)
         if self.tp is None:
             return logits
         # Every rank's vocab slice padded to one width, gathered in rank order, the padding cut off.
