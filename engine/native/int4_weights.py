@@ -14,6 +14,8 @@ low nibble, scale and zero as float32 [N, K/32]. torch's packed layout is built 
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import torch
 
@@ -55,6 +57,32 @@ def unpack_codes(codes: torch.Tensor) -> torch.Tensor:
     return torch.stack((codes & 15, codes >> 4), dim=-1).reshape(codes.shape[0], -1)
 
 
+# Steps of MAX_ROWS+1 .. VNNI_MAX_ROWS rows multiply with the codes against 8-bit activations (VnniLinear) where
+# oneDNN's bf16 matmul has no AMX; longer steps (prefill) keep bf16. HARNESS_VNNI=0 turns it off, =1 asks for it
+# even where AMX runs bf16 (benchmarks).
+VNNI_MAX_ROWS = 256
+_vnni_enabled = True
+
+
+def vnni_wanted() -> bool:
+    """Whether to build VnniLinear forms: the CPU has AVX-512 VNNI and oneDNN's bf16 matmul runs without AMX."""
+    from engine.native import kernels, packed_weights
+    mode = os.environ.get("HARNESS_VNNI", "auto")
+    if mode == "0" or not kernels.load() or not kernels.vnni_available():
+        return False
+    return mode == "1" or not packed_weights.onednn_uses_amx()
+
+
+def vnni_enabled() -> bool:
+    return _vnni_enabled
+
+
+def set_vnni_enabled(on: bool) -> None:
+    """Use the VnniLinear forms built at load (True) or the bf16 path instead (benchmarks compare both)."""
+    global _vnni_enabled
+    _vnni_enabled = on
+
+
 def available() -> bool:
     return hasattr(torch.ops.aten, "_weight_int4pack_mm_for_cpu")
 
@@ -73,3 +101,37 @@ class Int4Linear:
 
     def nbytes(self) -> int:
         return self.packed.numel() + self.scale_zero.numel() * self.scale_zero.element_size()  # packed is uint8
+
+
+class VnniLinear:
+    """y = x @ W.T for tens of rows: the same codes against activations quantized to 8 bits per group of 32, with
+    AVX-512 VNNI integer dot products (kernels/int8_vnni.cpp; llama.cpp's Q8_0 x Q4 scheme). x bf16 on the CPU.
+    Also takes 8-bit codes (the logits head): codes are unsigned, so w = d * u + c covers both."""
+
+    def __init__(self, codes: torch.Tensor, d: torch.Tensor, c: torch.Tensor):
+        """codes uint8 [N, K] (one per weight); d, c float32 [N, K/32]: w = d * code + c per group of 32."""
+        from engine.native import kernels
+        n, k = codes.shape
+        self.out_features, self.in_features = n, k
+        self.packed = kernels.vnni_pack_codes(codes.contiguous())
+        width = self.packed.shape[0] * 16
+        self.d = torch.zeros(k // GROUP, width)
+        self.c = torch.zeros(k // GROUP, width)
+        self.d[:, :n], self.c[:, :n] = d.t(), c.t()
+
+    @classmethod
+    def from_int4(cls, codes: torch.Tensor, scale: torch.Tensor, zero: torch.Tensor) -> "VnniLinear":
+        """The int4 storage form (this module's): w = (q - 8) * scale + zero = scale * q + (zero - 8 * scale)."""
+        return cls(unpack_codes(codes), scale, zero - 8 * scale)
+
+    @classmethod
+    def from_int8(cls, codes: torch.Tensor, scales: torch.Tensor) -> "VnniLinear":
+        """Signed 8-bit codes with a scale per 32 (kernels.quantize_int8_groups): w = s * (u - 128), u = q + 128."""
+        return cls((codes.to(torch.int16) + 128).to(torch.uint8), scales, -128 * scales)
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        from engine.native import kernels
+        return kernels.int8_int4_matmul(x, self.packed, self.d, self.c, self.out_features)
+
+    def nbytes(self) -> int:
+        return self.packed.numel() + 4 * (self.d.numel() + self.c.numel())

@@ -28,6 +28,17 @@ def available(dtype: torch.dtype, device: torch.device) -> bool:
             and hasattr(torch.ops.mkldnn, "_reorder_linear_weight") and torch.ops.mkldnn._is_mkldnn_bf16_supported())
 
 
+def onednn_uses_amx() -> bool:
+    """Whether oneDNN's bf16 matmuls run on AMX tiles here: the CPU has them and ONEDNN_MAX_CPU_ISA does not cap
+    oneDNN below them (that cap emulates an AVX-512 BF16 CPU without AMX, such as AMD EPYC)."""
+    try:
+        flags = next(l for l in open("/proc/cpuinfo") if l.startswith("flags")).split()
+    except (OSError, StopIteration):
+        return False
+    cap = os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper()
+    return "amx_bf16" in flags and (not cap or "AMX" in cap or cap in ("ALL", "DEFAULT"))
+
+
 def enabled() -> bool:
     return _enabled
 
