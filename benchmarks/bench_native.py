@@ -356,6 +356,23 @@ def generate_items(eng: LLMEngine, task, n: int, length: int, seed: int) -> list
     return items
 
 
+def use_new_matmuls(on: bool) -> None:
+    """Switch this change's matmul paths (oneDNN-packed bf16; VNNI int8 x int4 for 13+ rows without AMX) on, or back to
+    F.linear on the plain bf16 weights (before)."""
+    from engine.native import int4_weights, packed_weights
+    packed_weights.set_enabled(on)
+    int4_weights.set_vnni_enabled(on)
+
+
+def matmul_line(eng: LLMEngine) -> str:
+    layer = eng.model.layers[0]
+    if getattr(layer, "vnni", None):
+        return "steps of 13+ rows: VNNI int8 x int4 codes (no AMX)"
+    if getattr(layer, "packed", None):
+        return "steps of 13+ rows: oneDNN-packed bf16"
+    return "steps of 13+ rows: F.linear bf16"
+
+
 def harness_generate(eng: LLMEngine, items: list, new_tokens: int, lean: bool, root: Path) -> dict:
     """Every item once through harness.generate.run_generation over NativeEngine (all items concurrent): output
     tokens / wall time of the whole stage (prefill, records and the hand-off included)."""
@@ -398,8 +415,10 @@ def batch_path(a) -> dict[str, float]:
     eng = LLMEngine("smollm2-135m", device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.kv_gib,
                     ignore_eos=True)
     task = get_task("aime")
-    rates: dict[str, list[float]] = {"engine, whole run": [], "engine, decode steps only": [],
-                                     "generate (lean hand-off)": [], "generate (per-token hand-off, before)": []}
+    print(f"# {matmul_line(eng)}", flush=True)
+    new_key, old_key = "generate, this change", "generate, before (per-token hand-off, F.linear bf16)"
+    rates: dict[str, list[float]] = {"engine alone, whole run": [], "engine alone, decode steps only": [],
+                                     new_key: [], old_key: []}
     loop_cpu: dict[str, list[float]] = {k: [] for k in list(rates)[2:]}
     with tempfile.TemporaryDirectory() as tmp:
         harness_generate(eng, generate_items(eng, task, 2, 32, 99), 8, True, Path(tmp))  # warm-up
@@ -408,12 +427,15 @@ def batch_path(a) -> dict[str, float]:
             ids = [eng.tokenizer.encode(eng.tokenizer.render_chat(task.render(it, 0, 0).messages)) for it in items]
             with ThreadPoolExecutor(1) as pool:  # the engine steps on a background thread, as under NativeEngine
                 res = pool.submit(run_native, eng, ids, a.new_tokens).result()
-            rates["engine, whole run"].append(res["out_tok_s"])
-            rates["engine, decode steps only"].append(res["decode_tok_s"])
-            for key, lean, seed in (("generate (lean hand-off)", True, 101), ("generate (per-token hand-off, before)",
-                                                                              False, 102)):
-                g = harness_generate(eng, generate_items(eng, task, a.requests, a.prompt_len, seed + 3 * r),
-                                     a.new_tokens, lean, Path(tmp))
+            rates["engine alone, whole run"].append(res["out_tok_s"])
+            rates["engine alone, decode steps only"].append(res["decode_tok_s"])
+            for key, new, seed in ((new_key, True, 101), (old_key, False, 102)):
+                use_new_matmuls(new)
+                try:
+                    g = harness_generate(eng, generate_items(eng, task, a.requests, a.prompt_len, seed + 3 * r),
+                                         a.new_tokens, new, Path(tmp))
+                finally:
+                    use_new_matmuls(True)
                 rates[key].append(g["out_tok_s"])
                 loop_cpu[key].append(g["loop_cpu_s"] / g["tokens"] * 1e6)
             print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in rates.items())

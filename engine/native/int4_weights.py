@@ -57,10 +57,10 @@ def unpack_codes(codes: torch.Tensor) -> torch.Tensor:
     return torch.stack((codes & 15, codes >> 4), dim=-1).reshape(codes.shape[0], -1)
 
 
-# Steps of MAX_ROWS+1 .. VNNI_MAX_ROWS rows multiply with the codes against 8-bit activations (VnniLinear) where
-# oneDNN's bf16 matmul has no AMX; longer steps (prefill) keep bf16. HARNESS_VNNI=0 turns it off, =1 asks for it
-# even where AMX runs bf16 (benchmarks).
-VNNI_MAX_ROWS = 256
+# Where oneDNN's bf16 matmul has no AMX, steps of more than MAX_ROWS rows (batched decode and prefill) multiply
+# with the codes against 8-bit activations (VnniLinear): measured with oneDNN capped below AMX on the development
+# machine (1 thread, A/B, load average ~8), 64 rows 3-4x and 512-2,048 rows 2.1x faster than packed bf16; with
+# AMX, bf16 is 3-5x faster than VNNI, so it stays. HARNESS_VNNI=0 turns it off, =1 asks for it even with AMX.
 _vnni_enabled = True
 
 
@@ -104,7 +104,7 @@ class Int4Linear:
 
 
 class VnniLinear:
-    """y = x @ W.T for tens of rows: the same codes against activations quantized to 8 bits per group of 32, with
+    """y = x @ W.T for steps of 13+ rows: the same codes against activations quantized to 8 bits per group of 32, with
     AVX-512 VNNI integer dot products (kernels/int8_vnni.cpp; llama.cpp's Q8_0 x Q4 scheme). x bf16 on the CPU.
     Also takes 8-bit codes (the logits head): codes are unsigned, so w = d * u + c covers both."""
 

@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine.native import packed_weights
+from engine.native import int4_weights, packed_weights
 from engine.native.attention import AttentionMetadata, PrefillChunk
 from engine.native.llm_engine import LLMEngine
 
@@ -48,6 +48,7 @@ def test_bf16_step_logits_match_the_plain_path(bf16_engine, chat_ids):
     n = len(ids)
     slots = torch.arange(16, 16 + n)  # past the null block; nothing else runs on this engine
     logits = {}
+    int4_weights.set_vnni_enabled(False)  # where the CPU has no AMX, 40 rows would take the VNNI path (test_vnni)
     try:
         for on in (True, False):
             packed_weights.set_enabled(on)
@@ -57,6 +58,7 @@ def test_bf16_step_logits_match_the_plain_path(bf16_engine, chat_ids):
                 logits[on] = eng.model.compute_logits(hidden).float()
     finally:
         packed_weights.set_enabled(True)
+        int4_weights.set_vnni_enabled(True)
     rel = ((logits[True] - logits[False]).norm(dim=-1) / logits[False].norm(dim=-1)).max()
     assert rel < 0.02, rel
     agree = (logits[True].argmax(-1) == logits[False].argmax(-1)).float().mean()

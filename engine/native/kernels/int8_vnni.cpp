@@ -1,4 +1,4 @@
-// Layer matmuls for steps of tens of rows on CPUs with AVX-512 VNNI: the model file's 4-bit codes times the
+// Layer matmuls for steps of more than a few rows on CPUs with AVX-512 VNNI: the model file's 4-bit codes times the
 // activations quantized to 8 bits per group of 32 (llama.cpp's Q8_0 form), with vpdpbusd doing 64 int8
 // multiply-adds per instruction where a bf16 dot product does 32.
 //

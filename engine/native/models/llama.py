@@ -49,7 +49,7 @@ class LlamaLayer(nn.Module):
         self.kv_cache: torch.Tensor | None = None  # [2 * kv_heads, slots, head_dim]
         self.int4: dict[str, int4_weights.Int4Linear] = {}  # 4-bit forms of the matrices, for steps of few rows
         self.packed: dict[str, packed_weights.PackedLinear] = {}  # oneDNN-packed bf16 forms, for larger steps
-        self.vnni: dict[str, int4_weights.VnniLinear] = {}  # codes x 8-bit activations, tens of rows, no AMX
+        self.vnni: dict[str, int4_weights.VnniLinear] = {}  # codes x 8-bit activations, 13+ rows, no AMX
         self.tp = None  # a ParallelGroup when this layer holds one tensor-parallel shard
         # Compiled ops (engine/native/kernels; bind_kv_cache decides): RoPE with the cache write in any dtype;
         # in bf16 also residual add with RMSNorm and SiLU times up (float32 keeps the torch ops, whose rounding
@@ -62,8 +62,7 @@ class LlamaLayer(nn.Module):
         if rows <= int4_weights.MAX_ROWS:
             q = self.int4.get(name)
         else:
-            q = self.vnni.get(name) if self.vnni and rows <= int4_weights.VNNI_MAX_ROWS and \
-                int4_weights.vnni_enabled() else None
+            q = self.vnni.get(name) if self.vnni and int4_weights.vnni_enabled() else None
         if q is None:
             p = self.packed.get(name) if self.packed and packed_weights.enabled() else None
             return F.linear(x, getattr(self, name), bias) if p is None else p(x, bias)
@@ -149,7 +148,7 @@ class LlamaModel(nn.Module):
         self.lm_head_fp16: torch.Tensor | None = None  # single-row logits (see enable_int4)
         self.lm_head_int8: tuple[torch.Tensor, torch.Tensor] | None = None  # codes, scales (see enable_int4)
         self.lm_head_packed: packed_weights.PackedLinear | None = None  # oneDNN-packed bf16 head (enable_packed)
-        self.lm_head_vnni: int4_weights.VnniLinear | None = None  # 8-bit head codes for tens of rows (enable_int4)
+        self.lm_head_vnni: int4_weights.VnniLinear | None = None  # 8-bit head codes for 13+ rows (enable_int4)
         self.tp = None  # ParallelGroup under tensor parallelism (vocab-parallel embedding and logits)
         self.vocab_start, self.vocab_part = 0, config.vocab_size
 
@@ -266,7 +265,7 @@ class LlamaModel(nn.Module):
         """Use the 4-bit forms of the layer matrices that have them (steps of up to int4_weights.MAX_ROWS
         rows); returns their bytes. The dense weights stay for larger steps."""
         total = 0
-        vnni = int4_weights.vnni_wanted()  # tens of rows without AMX: the codes against 8-bit activations
+        vnni = int4_weights.vnni_wanted()  # 13+ rows without AMX: the codes against 8-bit activations
         for i, layer in enumerate(self.layers):
             for name in self.FUSED:
                 parts = [tensors.get(f"layers.{i}.{name}{s}") for s in int4_weights.SUFFIXES]
@@ -281,7 +280,7 @@ class LlamaModel(nn.Module):
             # embedding has this very form, and llama.cpp reads it so). Error per weight <= half a group step.
             self.lm_head_int8 = kernels.quantize_int8_groups(self.lm_head.detach())
             total += sum(t.numel() * t.element_size() for t in self.lm_head_int8)
-            if vnni:  # the same 8-bit head codes for tens of rows
+            if vnni:  # the same 8-bit head codes for 13+ rows
                 self.lm_head_vnni = int4_weights.VnniLinear.from_int8(*self.lm_head_int8)
                 total += self.lm_head_vnni.nbytes()
             return total
@@ -335,8 +334,7 @@ class LlamaModel(nn.Module):
         if hidden.shape[0] == 1 and self.lm_head_fp16 is not None:
             return F.linear(hidden.half(), self.lm_head_fp16)
         rows = hidden.shape[0]
-        if (self.lm_head_vnni is not None and int4_weights.vnni_enabled()
-                and int4_weights.MAX_ROWS < rows <= int4_weights.VNNI_MAX_ROWS):
+        if self.lm_head_vnni is not None and int4_weights.vnni_enabled() and rows > int4_weights.MAX_ROWS:
             logits = self.lm_head_vnni(hidden)
         elif self.lm_head_packed is not None and packed_weights.enabled():
             logits = self.lm_head_packed(hidden)
