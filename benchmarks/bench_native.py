@@ -3,6 +3,13 @@ threads).
 
     python benchmarks/bench_native.py [--dtype bf16|fp32] [--threads 2] [--quick] [--hf-weights packed dense]
                                       [--skip-short] [--skip-long] [--long-batch 16 64]
+    python benchmarks/bench_native.py --batch-path [--rounds 1] [--isa both|as-is]
+
+--batch-path runs only the batch path: --requests (64) requests of --prompt-len (128) tokens and --new-tokens (256)
+through the harness generate stage (harness.generate.run_generation over NativeEngine), this change against the
+same engine switched back to per-token hand-off and F.linear matmuls, interleaved, beside the engine alone and HF
+dense generate at --hf-batch (32); then again in a child process with oneDNN capped below AMX
+(ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16) when the CPU has AMX. The CPU model and AMX use print beside each table.
 
 Decode rates count output tokens after the first (prefill excluded); tokens/s/user = 1 / time per output token.
 HF runs twice by default: the GGUF as transformers loads it (packed) and the same model dequantised (dense).

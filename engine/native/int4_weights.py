@@ -9,6 +9,10 @@ Reading 0.625 bytes per weight (codes plus a bf16 scale and zero per 32) instead
 matmuls of a single-stream step ~4x faster here; from about 16 rows per step the dense bf16 matmul is faster
 again, so both forms are kept.
 
+Where oneDNN's bf16 matmul runs without AMX (AVX-512 BF16 CPUs such as AMD EPYC), larger steps use the same
+codes too (VnniLinear): activations quantized to 8 bits per group of 32 and integer dot products with AVX-512
+VNNI (kernels/int8_vnni.cpp), as llama.cpp multiplies Q4 weights with Q8_0 activations.
+
 Storage form (our own, stable across torch versions): codes as uint8 [N, K/2] with the even column in the
 low nibble, scale and zero as float32 [N, K/32]. torch's packed layout is built from it at load time.
 """

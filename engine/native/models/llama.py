@@ -295,16 +295,18 @@ class LlamaModel(nn.Module):
 
     def enable_packed(self) -> int:
         """Pack the bf16 layer matrices and the logits head for oneDNN (packed_weights) when this model runs in bf16
-        on a CPU; returns how many matrices were packed. The plain weights stay (int4 fallbacks, tests, sharding)."""
+        on a CPU, except those with a VNNI form; returns how many were packed. The plain weights stay (F.linear when
+        packing is switched off, tests, sharding)."""
         if not packed_weights.available(self.embed.dtype, self.embed.device):
             return 0
         for layer in self.layers:
             for name in self.FUSED:
                 w = getattr(layer, name, None)
-                if w is not None:
+                if w is not None and name not in layer.vnni:  # a VNNI form already serves every step it would
                     layer.packed[name] = packed_weights.PackedLinear(w)
-        self.lm_head_packed = packed_weights.PackedLinear(self.lm_head)
-        return sum(len(layer.packed) for layer in self.layers) + 1
+        if self.lm_head_vnni is None:
+            self.lm_head_packed = packed_weights.PackedLinear(self.lm_head)
+        return sum(len(layer.packed) for layer in self.layers) + (self.lm_head_packed is not None)
 
     def bind_kv_cache(self, caches: list[tuple[torch.Tensor, torch.Tensor | None]]) -> None:
         for layer, (kv, _) in zip(self.layers, caches):
