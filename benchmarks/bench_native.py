@@ -454,8 +454,12 @@ def batch_path(a) -> dict[str, float]:
     hf = {}
     if not a.skip_hf:
         model = hf_model("dense", torch.bfloat16 if a.dtype == "bf16" else torch.float32)
-        hf_rates(model, prompts(2, 32, 7), 4)  # warm-up
-        hf["decode"], hf["whole"] = hf_rates(model, prompts(a.hf_batch, a.prompt_len, 1), a.new_tokens)
+        # On a worker thread, as the engine steps on one: with two OpenMP threads on a busy 2-core machine, the
+        # main thread's parallel regions ran 3-10x slower than a worker thread's in the same process (measured).
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(hf_rates, model, prompts(2, 32, 7), 4).result()  # warm-up
+            hf["decode"], hf["whole"] = pool.submit(hf_rates, model, prompts(a.hf_batch, a.prompt_len, 1),
+                                                    a.new_tokens).result()
         del model
         gc.collect()
     print(f"\n| {a.requests} requests x {a.prompt_len}-token prompts x {a.new_tokens} new tokens ({a.dtype}, "
