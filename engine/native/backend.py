@@ -13,6 +13,11 @@ from engine.base import ChatRequest, Completion, Engine, EngineError, EngineOpti
 from engine.native.llm_engine import LLMEngine, LogitsProcessor, RequestOutput
 from engine.reasoning import prompt_opens_thinking
 
+def _put_all(items: list[tuple[asyncio.Queue, Any]]) -> None:
+    for q, item in items:
+        q.put_nowait(item)
+
+
 # Under torchrun, a rank that fails makes torchrun SIGTERM the others (30 s before SIGKILL).
 SIGTERM_REASON = ("stopped by SIGTERM before it finished (under torchrun: another rank failed or the job was "
                   "stopped); rerun the same command to retry it")
@@ -36,10 +41,13 @@ class NativeEngine(Engine):
     name = "native"
     supports_images = False
 
-    def __init__(self, engine: LLMEngine):
+    def __init__(self, engine: LLMEngine, lean_delivery: bool = True):
         self.engine = engine
+        # lean_delivery: one cross-thread call per event loop per step, and chat() (no stream) gets only the
+        # final output. False: one call per request per token, as before (benchmarks compare the two).
+        self.lean_delivery = lean_delivery
         self._inbox: queue.Queue = queue.Queue()
-        self._sinks: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = {}
+        self._sinks: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue, bool]] = {}  # loop, queue, final only
         self._closed = False
         self._closed_reason = "engine is closed"
         self._interrupted = False
@@ -85,8 +93,11 @@ class NativeEngine(Engine):
             except Exception as exc:  # a bug or device fault: fail in-flight requests, keep serving
                 self._fail_all(f"engine step failed: {type(exc).__name__}: {exc}")
                 continue
-            for o in outputs:
-                self._deliver(o.request_id, o)
+            if self.lean_delivery:
+                self._deliver_step(outputs)
+            else:
+                for o in outputs:
+                    self._deliver(o.request_id, o)
 
     def _apply(self, cmd: tuple) -> None:
         if cmd[0] == "add":
@@ -101,11 +112,27 @@ class NativeEngine(Engine):
     def _deliver(self, rid: str, item: Any) -> None:
         sink = self._sinks.get(rid)
         if sink is not None:
-            loop, q = sink
+            loop, q, _ = sink
             try:
                 loop.call_soon_threadsafe(q.put_nowait, item)
             except RuntimeError:  # the caller's loop is closed; nobody is listening
                 self._sinks.pop(rid, None)
+
+    def _deliver_step(self, outputs: list[RequestOutput]) -> None:
+        """A step's outputs in one call per event loop. Each cross-thread call wakes the loop's thread, which
+        then competes with the step's compute threads for the cores and the GIL (64 requests x 256 tokens were
+        16k wake-ups); a final-only sink (chat) skips the tokens nobody reads."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Queue, Any]]] = {}
+        for o in outputs:
+            sink = self._sinks.get(o.request_id)
+            if sink is not None and (o.finished or not sink[2]):
+                by_loop.setdefault(sink[0], []).append((sink[1], o))
+        for loop, items in by_loop.items():
+            try:
+                loop.call_soon_threadsafe(_put_all, items)
+            except RuntimeError:  # the caller's loop is closed; nobody is listening
+                for rid in [r for r, sink in self._sinks.items() if sink[0] is loop]:
+                    self._sinks.pop(rid, None)
 
     def _fail_all(self, error: str, abort: bool = True) -> None:
         for rid in list(self._sinks):
@@ -114,7 +141,8 @@ class NativeEngine(Engine):
             self._deliver(rid, EngineError(error))
 
     # ---- Engine API -------------------------------------------------------------------------------
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+    async def stream(self, request: ChatRequest, final_only: bool = False) -> AsyncIterator[StreamDelta]:
+        """final_only: yield only the last delta (with the whole text), as chat() needs."""
         t0 = time.perf_counter()
         if request.has_images:
             yield self._error_delta("this model takes no images (text-only); the request has image parts", t0)
@@ -129,7 +157,7 @@ class NativeEngine(Engine):
             yield self._error_delta(f"could not render the chat template: {exc}", t0)
             return
         opens_thinking = prompt_opens_thinking(prompt)
-        async for delta in self.stream_prompt(request.request_id, ids, request.params):
+        async for delta in self._stream_ids(request.request_id, ids, request.params, None, final_only):
             if delta.final is not None and opens_thinking:
                 delta.final.extra["prompt_opens_thinking"] = True  # for the reasoning parser (auto)
             yield delta
@@ -138,6 +166,12 @@ class NativeEngine(Engine):
                             logits_processor: LogitsProcessor | None = None) -> AsyncIterator[StreamDelta]:
         """Stream one request given as token ids; the last delta carries the Completion (with token ids).
         logits_processor: see LLMEngine.add_request."""
+        async for delta in self._stream_ids(request_id, prompt_token_ids, params, logits_processor, False):
+            yield delta
+
+    async def _stream_ids(self, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
+                          logits_processor: LogitsProcessor | None, final_only: bool) -> AsyncIterator[StreamDelta]:
+        """stream_prompt; final_only: only the last delta (its text the whole text, its TTFT the engine's)."""
         t0 = time.perf_counter()
         if self._closed:
             yield self._error_delta(self._closed_reason, t0)
@@ -146,7 +180,8 @@ class NativeEngine(Engine):
         self._counter += 1
         rid = f"{request_id}#{self._counter}"  # unique even when a caller reuses ids
         q: asyncio.Queue = asyncio.Queue()
-        self._sinks[rid] = (asyncio.get_running_loop(), q)
+        final_only = final_only and self.lean_delivery
+        self._sinks[rid] = (asyncio.get_running_loop(), q, final_only)
         self._inbox.put(("add", rid, ids, params, logits_processor))
         first: float | None = None
         finished = False
@@ -165,13 +200,18 @@ class NativeEngine(Engine):
                         yield StreamDelta(text=o.new_text, token_count=len(o.new_token_ids))
                     continue
                 finished = True
+                if first is None and o.first_token_time is not None:  # final-only: the engine's clock (perf_counter)
+                    first = o.first_token_time
                 done = Completion(
                     text=o.text, finish_reason=o.finish_reason or "error", prompt_tokens=len(ids),
                     completion_tokens=len(o.token_ids), latency_s=time.perf_counter() - t0,
                     ttft_s=(first - t0) if first is not None else None, error=o.error,
                     logprobs=list(o.logprobs) if o.logprobs is not None else None,
                     extra={"cached_tokens": o.num_cached_tokens, "token_ids": list(o.token_ids)})
-                yield StreamDelta(text=o.new_text, token_count=len(o.new_token_ids), final=done)
+                if final_only:
+                    yield StreamDelta(text=o.text, token_count=len(o.token_ids), final=done)
+                else:
+                    yield StreamDelta(text=o.new_text, token_count=len(o.new_token_ids), final=done)
                 return
         finally:
             self._sinks.pop(rid, None)
@@ -186,7 +226,7 @@ class NativeEngine(Engine):
 
     async def chat(self, request: ChatRequest) -> Completion:
         final = None
-        async for delta in self.stream(request):
+        async for delta in self.stream(request, final_only=True):
             if delta.final is not None:
                 final = delta.final
         return final if final is not None else Completion.failed("stream ended without a result")

@@ -9,10 +9,16 @@ Reading 0.625 bytes per weight (codes plus a bf16 scale and zero per 32) instead
 matmuls of a single-stream step ~4x faster here; from about 16 rows per step the dense bf16 matmul is faster
 again, so both forms are kept.
 
+Where oneDNN's bf16 matmul runs without AMX (AVX-512 BF16 CPUs such as AMD EPYC), larger steps use the same
+codes too (VnniLinear): activations quantized to 8 bits per group of 32 and integer dot products with AVX-512
+VNNI (kernels/int8_vnni.cpp), as llama.cpp multiplies Q4 weights with Q8_0 activations.
+
 Storage form (our own, stable across torch versions): codes as uint8 [N, K/2] with the even column in the
 low nibble, scale and zero as float32 [N, K/32]. torch's packed layout is built from it at load time.
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import torch
@@ -55,6 +61,32 @@ def unpack_codes(codes: torch.Tensor) -> torch.Tensor:
     return torch.stack((codes & 15, codes >> 4), dim=-1).reshape(codes.shape[0], -1)
 
 
+# Where oneDNN's bf16 matmul has no AMX, steps of more than MAX_ROWS rows (batched decode and prefill) multiply
+# with the codes against 8-bit activations (VnniLinear): measured with oneDNN capped below AMX on the development
+# machine (1 thread, A/B, load average ~8), 64 rows 3-4x and 512-2,048 rows 2.1x faster than packed bf16; with
+# AMX, bf16 is 3-5x faster than VNNI, so it stays. HARNESS_VNNI=0 turns it off, =1 asks for it even with AMX.
+_vnni_enabled = True
+
+
+def vnni_wanted() -> bool:
+    """Whether to build VnniLinear forms: the CPU has AVX-512 VNNI and oneDNN's bf16 matmul runs without AMX."""
+    from engine.native import kernels, packed_weights
+    mode = os.environ.get("HARNESS_VNNI", "auto")
+    if mode == "0" or not kernels.load() or not kernels.vnni_available():
+        return False
+    return mode == "1" or not packed_weights.onednn_uses_amx()
+
+
+def vnni_enabled() -> bool:
+    return _vnni_enabled
+
+
+def set_vnni_enabled(on: bool) -> None:
+    """Use the VnniLinear forms built at load (True) or the bf16 path instead (benchmarks compare both)."""
+    global _vnni_enabled
+    _vnni_enabled = on
+
+
 def available() -> bool:
     return hasattr(torch.ops.aten, "_weight_int4pack_mm_for_cpu")
 
@@ -73,3 +105,37 @@ class Int4Linear:
 
     def nbytes(self) -> int:
         return self.packed.numel() + self.scale_zero.numel() * self.scale_zero.element_size()  # packed is uint8
+
+
+class VnniLinear:
+    """y = x @ W.T for steps of 13+ rows: the same codes against activations quantized to 8 bits per group of 32, with
+    AVX-512 VNNI integer dot products (kernels/int8_vnni.cpp; llama.cpp's Q8_0 x Q4 scheme). x bf16 on the CPU.
+    Also takes 8-bit codes (the logits head): codes are unsigned, so w = d * u + c covers both."""
+
+    def __init__(self, codes: torch.Tensor, d: torch.Tensor, c: torch.Tensor):
+        """codes uint8 [N, K] (one per weight); d, c float32 [N, K/32]: w = d * code + c per group of 32."""
+        from engine.native import kernels
+        n, k = codes.shape
+        self.out_features, self.in_features = n, k
+        self.packed = kernels.vnni_pack_codes(codes.contiguous())
+        width = self.packed.shape[0] * 16
+        self.d = torch.zeros(k // GROUP, width)
+        self.c = torch.zeros(k // GROUP, width)
+        self.d[:, :n], self.c[:, :n] = d.t(), c.t()
+
+    @classmethod
+    def from_int4(cls, codes: torch.Tensor, scale: torch.Tensor, zero: torch.Tensor) -> "VnniLinear":
+        """The int4 storage form (this module's): w = (q - 8) * scale + zero = scale * q + (zero - 8 * scale)."""
+        return cls(unpack_codes(codes), scale, zero - 8 * scale)
+
+    @classmethod
+    def from_int8(cls, codes: torch.Tensor, scales: torch.Tensor) -> "VnniLinear":
+        """Signed 8-bit codes with a scale per 32 (kernels.quantize_int8_groups): w = s * (u - 128), u = q + 128."""
+        return cls((codes.to(torch.int16) + 128).to(torch.uint8), scales, -128 * scales)
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        from engine.native import kernels
+        return kernels.int8_int4_matmul(x, self.packed, self.d, self.c, self.out_features)
+
+    def nbytes(self) -> int:
+        return self.packed.numel() + 4 * (self.d.numel() + self.c.numel())

@@ -15,6 +15,8 @@ class ModelRunner:
         self.device = device
         self.block_size = kv_cache.block_size
         self.workspace = Workspace()
+        # bf16 on a CPU: matrices packed once for oneDNN (packed_weights); a model without the hook keeps F.linear
+        self.packed_matrices = model.enable_packed() if hasattr(model, "enable_packed") else 0
 
     def prepare(self, seqs: list[Sequence], chunks: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata, list[int]]:
         """chunks[i]: the token ids sequence i feeds this step, from position seq.num_computed_tokens on.

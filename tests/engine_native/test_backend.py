@@ -145,3 +145,36 @@ def test_describe_names_model_device_and_budget(native):
     assert d["name"] == "native" and d["model"] == "smollm2-135m" and d["device"] == "cpu"
     assert d["dtype"] == "fp32" and d["threads"] == 1 and d["kv_cache_bytes"] <= 0.25 * (1 << 30)
     assert len(d["model_sha256"]) == 64
+
+
+def test_lean_hand_off_wakes_the_loop_once_per_step_and_changes_no_output():
+    from engine.native.backend import NativeEngine
+    from engine.native.llm_engine import LLMEngine
+    eng = LLMEngine("smollm2-135m", device="cpu", dtype="fp32", threads=1, kv_cache_gib=0.05, max_model_len=512)
+
+    async def run(lean: bool):
+        native = NativeEngine(eng, lean_delivery=lean)
+        loop = asyncio.get_running_loop()
+        wakeups = 0
+        plain = loop.call_soon_threadsafe
+
+        def counting(*args, **kw):
+            nonlocal wakeups
+            wakeups += 1
+            return plain(*args, **kw)
+        loop.call_soon_threadsafe = counting
+        try:
+            got = await asyncio.gather(*[native.chat(_req(i, q, max_tokens=16)) for i, q in enumerate(QUESTIONS)])
+        finally:
+            loop.call_soon_threadsafe = plain
+            await native.aclose()
+        return got, wakeups
+
+    lean, lean_wakeups = asyncio.run(run(True))
+    before, before_wakeups = asyncio.run(run(False))
+    assert [(c.text, c.completion_tokens, c.finish_reason) for c in lean] == \
+           [(c.text, c.completion_tokens, c.finish_reason) for c in before]
+    assert all(c.error is None and 0 < c.ttft_s <= c.latency_s for c in lean)
+    # chat() reads only the final output: one wake-up per step that finishes a request, not one per token
+    assert before_wakeups >= sum(c.completion_tokens for c in before)
+    assert lean_wakeups <= len(QUESTIONS), lean_wakeups

@@ -26,7 +26,8 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 # (source, flags): -ffast-math lets gcc vectorise exp() in the attention kernel through libmvec (it never forms
 # inf or NaN itself); the RoPE file must round exactly as torch does, so it gets no fast-math and no FMA.
-SOURCES = [(HERE / "paged_decode.cpp", ["-ffast-math", "-fopenmp"]), (HERE / "rope.cpp", ["-ffp-contract=off"])]
+SOURCES = [(HERE / "paged_decode.cpp", ["-ffast-math", "-fopenmp"]), (HERE / "rope.cpp", ["-ffp-contract=off"]),
+           (HERE / "int8_vnni.cpp", [])]
 CFLAGS = ["-O3", "-march=native", "-std=c++17", "-fPIC"]
 SPLIT = 256  # tokens per decode-attention work item in paged_decode.cpp; block sizes must divide it
 _lock = threading.Lock()
@@ -150,3 +151,19 @@ def quantize_int8_groups(w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 def int8_matvec(x: torch.Tensor, codes: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
     """float32 [1, N] = x [1, K] (bf16) @ (codes * scales per 32 inputs).T. Call load() first."""
     return torch.ops.harness_native.int8_matvec(x, codes, scales)
+
+
+def vnni_available() -> bool:
+    """Whether the library was built with AVX-512 VNNI (int8_int4_matmul). Call load() first."""
+    return bool(torch.ops.harness_native.vnni_available())
+
+
+def vnni_pack_codes(codes: torch.Tensor) -> torch.Tensor:
+    """uint8 codes [N, K] -> the [N/16, K/4, 16, 4] layout int8_int4_matmul reads (outputs padded to 16)."""
+    return torch.ops.harness_native.vnni_pack_codes(codes)
+
+
+def int8_int4_matmul(x: torch.Tensor, packed: torch.Tensor, d: torch.Tensor, c: torch.Tensor, n: int) -> torch.Tensor:
+    """bf16 [M, n] = x [M, K] (bf16, quantized to 8 bits per 32 inputs inside) @ W.T with W = d * codes + c per
+    group of 32 inputs (d, c float32 [K/32, padded N]). Call load() first."""
+    return torch.ops.harness_native.int8_int4_matmul(x, packed, d, c, n)

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engine.native import int4_weights, kernels
+from engine.native import int4_weights, kernels, packed_weights
 from engine.native.attention import AttentionMetadata, KVCacheSpec, compiled_kernels_for, paged_attention
 from engine.native.config import ModelConfig
 
@@ -48,6 +48,8 @@ class LlamaLayer(nn.Module):
         self.post_norm = nn.Parameter(w["post_norm"], False)
         self.kv_cache: torch.Tensor | None = None  # [2 * kv_heads, slots, head_dim]
         self.int4: dict[str, int4_weights.Int4Linear] = {}  # 4-bit forms of the matrices, for steps of few rows
+        self.packed: dict[str, packed_weights.PackedLinear] = {}  # oneDNN-packed bf16 forms, for larger steps
+        self.vnni: dict[str, int4_weights.VnniLinear] = {}  # codes x 8-bit activations, 13+ rows, no AMX
         self.tp = None  # a ParallelGroup when this layer holds one tensor-parallel shard
         # Compiled ops (engine/native/kernels; bind_kv_cache decides): RoPE with the cache write in any dtype;
         # in bf16 also residual add with RMSNorm and SiLU times up (float32 keeps the torch ops, whose rounding
@@ -56,9 +58,14 @@ class LlamaLayer(nn.Module):
         self.fused_norm = False
 
     def _linear(self, x: torch.Tensor, name: str, bias: torch.Tensor | None = None) -> torch.Tensor:
-        q = self.int4.get(name) if x.shape[0] <= int4_weights.MAX_ROWS else None
+        rows = x.shape[0]
+        if rows <= int4_weights.MAX_ROWS:
+            q = self.int4.get(name)
+        else:
+            q = self.vnni.get(name) if self.vnni and int4_weights.vnni_enabled() else None
         if q is None:
-            return F.linear(x, getattr(self, name), bias)
+            p = self.packed.get(name) if self.packed and packed_weights.enabled() else None
+            return F.linear(x, getattr(self, name), bias) if p is None else p(x, bias)
         return q(x) if bias is None else q(x) + bias
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
@@ -140,6 +147,8 @@ class LlamaModel(nn.Module):
         self.sin: torch.Tensor | None = None
         self.lm_head_fp16: torch.Tensor | None = None  # single-row logits (see enable_int4)
         self.lm_head_int8: tuple[torch.Tensor, torch.Tensor] | None = None  # codes, scales (see enable_int4)
+        self.lm_head_packed: packed_weights.PackedLinear | None = None  # oneDNN-packed bf16 head (enable_packed)
+        self.lm_head_vnni: int4_weights.VnniLinear | None = None  # 8-bit head codes for 13+ rows (enable_int4)
         self.tp = None  # ParallelGroup under tensor parallelism (vocab-parallel embedding and logits)
         self.vocab_start, self.vocab_part = 0, config.vocab_size
 
@@ -256,17 +265,25 @@ class LlamaModel(nn.Module):
         """Use the 4-bit forms of the layer matrices that have them (steps of up to int4_weights.MAX_ROWS
         rows); returns their bytes. The dense weights stay for larger steps."""
         total = 0
+        vnni = int4_weights.vnni_wanted()  # 13+ rows without AMX: the codes against 8-bit activations
         for i, layer in enumerate(self.layers):
             for name in self.FUSED:
                 parts = [tensors.get(f"layers.{i}.{name}{s}") for s in int4_weights.SUFFIXES]
                 if all(p is not None for p in parts):
                     layer.int4[name] = int4_weights.Int4Linear(*parts, dtype=layer.qkv_w.dtype)
                     total += layer.int4[name].nbytes()
+                    if vnni:
+                        layer.vnni[name] = int4_weights.VnniLinear.from_int4(*parts)
+                        total += layer.vnni[name].nbytes()
         if total and self.embed.shape[1] % 32 == 0 and kernels.load():
             # One-row logits from 8-bit codes with a scale per 32 inputs (half the bytes of fp16; a GGUF's Q8_0
             # embedding has this very form, and llama.cpp reads it so). Error per weight <= half a group step.
             self.lm_head_int8 = kernels.quantize_int8_groups(self.lm_head.detach())
-            return total + sum(t.numel() * t.element_size() for t in self.lm_head_int8)
+            total += sum(t.numel() * t.element_size() for t in self.lm_head_int8)
+            if vnni:  # the same 8-bit head codes for 13+ rows
+                self.lm_head_vnni = int4_weights.VnniLinear.from_int8(*self.lm_head_int8)
+                total += self.lm_head_vnni.nbytes()
+            return total
         head = self.lm_head.detach().half()
         if total and bool(torch.isfinite(head).all()):
             # torch's CPU matrix-vector product reads fp16 ~1.5x faster than bf16 (one row only; from two rows
@@ -275,6 +292,21 @@ class LlamaModel(nn.Module):
             self.lm_head_fp16 = head
             total += head.numel() * 2
         return total
+
+    def enable_packed(self) -> int:
+        """Pack the bf16 layer matrices and the logits head for oneDNN (packed_weights) when this model runs in bf16
+        on a CPU, except those with a VNNI form; returns how many were packed. The plain weights stay (F.linear when
+        packing is switched off, tests, sharding)."""
+        if not packed_weights.available(self.embed.dtype, self.embed.device):
+            return 0
+        for layer in self.layers:
+            for name in self.FUSED:
+                w = getattr(layer, name, None)
+                if w is not None and name not in layer.vnni:  # a VNNI form already serves every step it would
+                    layer.packed[name] = packed_weights.PackedLinear(w)
+        if self.lm_head_vnni is None:
+            self.lm_head_packed = packed_weights.PackedLinear(self.lm_head)
+        return sum(len(layer.packed) for layer in self.layers) + (self.lm_head_packed is not None)
 
     def bind_kv_cache(self, caches: list[tuple[torch.Tensor, torch.Tensor | None]]) -> None:
         for layer, (kv, _) in zip(self.layers, caches):
@@ -303,7 +335,13 @@ class LlamaModel(nn.Module):
             return kernels.int8_matvec(hidden, *self.lm_head_int8)
         if hidden.shape[0] == 1 and self.lm_head_fp16 is not None:
             return F.linear(hidden.half(), self.lm_head_fp16)
-        logits = F.linear(hidden, self.lm_head)
+        rows = hidden.shape[0]
+        if self.lm_head_vnni is not None and int4_weights.vnni_enabled() and rows > int4_weights.MAX_ROWS:
+            logits = self.lm_head_vnni(hidden)
+        elif self.lm_head_packed is not None and packed_weights.enabled():
+            logits = self.lm_head_packed(hidden)
+        else:
+            logits = F.linear(hidden, self.lm_head)
         if self.tp is None:
             return logits
         # Every rank's vocab slice padded to one width, gathered in rank order, the padding cut off.
