@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.base import SamplingParams  # noqa: E402
 from engine.native.llm_engine import LLMEngine  # noqa: E402
-from engine.native.model_registry import resolve_model  # noqa: E402
+from engine.native.model_registry import DEFAULT_MODEL, resolve_model  # noqa: E402
 
 NOTES_BANDWIDTH_GBS = 45.0  # measured memory bandwidth of the 2-core development machine
 
@@ -146,7 +146,7 @@ def hf_model(variant: str, dtype: torch.dtype):
     the Q4_1 matrices packed and computes in float32 kernels); "dense": every matrix dequantised to `dtype`
     (the form older transformers releases loaded, and what HF runs for a bf16 checkpoint)."""
     import transformers
-    path = resolve_model("smollm2-135m").path
+    path = resolve_model(DEFAULT_MODEL).path
     if variant == "packed":
         return transformers.AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name,
                                                                  dtype=dtype).eval()
@@ -220,7 +220,7 @@ def llama_cpp(threads: int, n_ctx: int):
         import llama_cpp
     except ImportError:
         return None
-    return llama_cpp.Llama(str(resolve_model("smollm2-135m").path), n_ctx=n_ctx, n_batch=2048, n_threads=threads,
+    return llama_cpp.Llama(str(resolve_model(DEFAULT_MODEL).path), n_ctx=n_ctx, n_batch=2048, n_threads=threads,
                            n_threads_batch=threads, verbose=False)
 
 
@@ -271,7 +271,7 @@ def long_context(a, hf_variant: str | None) -> list[tuple[str, float, dict[str, 
     """Rows (label, native rate, {reference: rate}, goal) for single streams at short and 2,048-token context,
     batched decode at 2,048-token context, and a 2,048-token prefill."""
     rows = []
-    eng = LLMEngine("smollm2-135m", device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.long_kv_gib,
+    eng = LLMEngine(DEFAULT_MODEL, device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.long_kv_gib,
                     ignore_eos=True)
     run_native(eng, prompts(2, 32, 7), 8)  # warm-up
     llm = llama_cpp(a.threads, n_ctx=a.long_ctx + 8 * a.long_steps * a.long_repeats)
@@ -397,7 +397,7 @@ def harness_generate(eng: LLMEngine, items: list, new_tokens: int, lean: bool, r
         native = NativeEngine(eng, lean_delivery=lean)
         try:
             t = time.perf_counter()
-            result = await run_generation(cfg, native, items, "smollm2-135m")
+            result = await run_generation(cfg, native, items, DEFAULT_MODEL)
             elapsed = time.perf_counter() - t
         finally:
             await native.aclose()
@@ -419,7 +419,7 @@ def batch_path(a) -> dict[str, float]:
     import tempfile
     from tasks import get_task
     print(f"# {cpu_line()}; load average {os.getloadavg()[0]:.1f}", flush=True)
-    eng = LLMEngine("smollm2-135m", device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.kv_gib,
+    eng = LLMEngine(DEFAULT_MODEL, device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.kv_gib,
                     ignore_eos=True)
     task = get_task("aime")
     print(f"# {matmul_line(eng)}", flush=True)
@@ -527,7 +527,7 @@ def main() -> int:
     if a.skip_short:
         return 0
 
-    eng = LLMEngine("smollm2-135m", device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.kv_gib,
+    eng = LLMEngine(DEFAULT_MODEL, device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.kv_gib,
                     ignore_eos=True)
     weight_bytes = single_row_weight_bytes(eng.model)
     run_native(eng, prompts(2, 32, 7), 8)  # warm-up
@@ -544,7 +544,7 @@ def main() -> int:
     del eng
     gc.collect()
     if int4_on:  # the same single stream with every matrix read as dense bf16, for comparison
-        eng = LLMEngine("smollm2-135m", device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.kv_gib,
+        eng = LLMEngine(DEFAULT_MODEL, device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.kv_gib,
                         ignore_eos=True, int4=False)
         run_native(eng, prompts(2, 32, 7), 8)
         ours["single_dense"] = run_native(eng, prompts(1, a.prompt_len, 2), a.new_tokens)["decode_tok_s"]

@@ -38,6 +38,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from engine.native.model_registry import DEFAULT_MODEL  # noqa: E402
 from sweep.provenance import cpu_name  # noqa: E402
 
 KV_DTYPE_BYTES = 2  # both servers keep K and V in 16-bit floats by default (f16 / bf16)
@@ -280,7 +281,7 @@ def table(rows: list[dict[str, Any]], single: dict[str, Any] | None, a) -> str:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--model", default="smollm2-135m", help="registry name or GGUF path (default: %(default)s)")
+    p.add_argument("--model", default=DEFAULT_MODEL, help="registry name or GGUF path (default: %(default)s)")
     p.add_argument("--llama-bin", type=Path, default=Path(os.environ.get("LLAMA_BIN") or default_llama_bin()),
                    help="folder with llama-server and libllama.so (default: $LLAMA_BIN or build_llama_server.sh's)")
     p.add_argument("--threads", type=int, default=2)
