@@ -12,6 +12,7 @@ from judges.rules.extract import (boxed_from_last, committed_text, finditer_from
                                   retracted_after)
 from judges.rules.gpqa_leadins import (LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
                                       negated, parenthesised, sentence_before, verb_phrases, word_spans)
+from judges.rules.gpqa_reach import letter_reach, merge, starts_in
 from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
 from judges.rules.vocabulary import ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
@@ -32,6 +33,7 @@ _I = re.IGNORECASE
 # lower-cased text, and the precise patterns below are only tried at those positions (matching at a
 # fixed position is cheap, while scanning with an alternation is slow in Python's re).
 _TRIGGERS = (*ANSWER_WORDS, *CHOICE_WORDS, "boxed", *CJK_ANSWER_WORDS, "选")
+_GATED_TRIGGERS = frozenset((*ANSWER_WORDS, *CHOICE_WORDS))  # the words whose letters gpqa_reach describes
 _ANS = ANSWER_RE_PART
 # "the answer to our calculated value is likely D": a few words between, and adverbs or articles after.
 _BETWEEN = r"(?:[ \t]+(?!(?:is|are|depends|if|whether|not|would|could|might|cannot|can|may)\b)[^\s.:;!?,()]+){0,6}?"
@@ -128,9 +130,19 @@ def _bare_patterns(letters: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
     return bare_line, bare_whole
 
 
-def _trigger_positions(low: str) -> list[tuple[str, int]]:
-    """Every trigger word and where it starts: one str.find loop per word (C speed)."""
-    return [(word, p) for word in _TRIGGERS for p, _ in _occurrences(low, word)]
+def _trigger_positions(text: str, low: str) -> list[tuple[str, int]]:
+    """Every trigger word that may lead to a letter, and where it starts: one str.find loop per word (C speed).
+
+    Many answer and option words: only those a letter can be read from (gpqa_reach), so a megabyte of
+    "Answer:\n" is not looked at word by word. The words kept, and their order, are the same as without it.
+    """
+    if sum(low.count(word) for word in _TRIGGERS) <= GATED_FROM:
+        return [(word, p) for word in _TRIGGERS for p, _ in _occurrences(low, word)]
+    # A letter after the word, or before it within reach of the "is the" looked back for (_anchored).
+    spans = merge(letter_reach(text).forward + [(s + len("is the"), s + 40) for s, _ in _occurrences(low, "is the")])
+    return [(word, p) for word in _TRIGGERS
+            for p in (starts_in(low, word, spans) if word in _GATED_TRIGGERS else
+                      (q for q, _ in _occurrences(low, word)))]
 
 
 GATED_FROM = 64  # trigger words in a response before the per-word gates below pay for their set-up
@@ -180,8 +192,9 @@ class _Copulas:
 
 def _anchored(text: str, low: str, deadline: Deadline):
     """Every anchored letter as (match, phrase start); phrase start is where the anchor's words begin."""
-    triggers = _trigger_positions(low)
-    copulas = _Copulas(low, sum(word in ANSWER_WORDS for word, _ in triggers))
+    triggers = _trigger_positions(text, low)
+    # All answer words, read or not (none of them overlaps itself, so count() counts every occurrence).
+    copulas = _Copulas(low, sum(low.count(word) for word in ANSWER_WORDS))
     for word, p in checked(triggers, deadline):
         if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and word != "boxed":
             continue  # inside a longer word ("reanswer")

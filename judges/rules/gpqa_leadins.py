@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from judges.rules.deadline import Deadline
+from judges.rules.gpqa_reach import Spans, letter_reach
 from judges.rules.vocabulary import ANSWER_WORDS, alternation
 
 T = TypeVar("T")
@@ -230,8 +231,10 @@ class LabelLines:
         return False
 
 
-def word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = False) -> list[tuple[int, int]]:
-    """Where each word occurs at a word start (and end, if whole): one C-speed find loop per word.
+def word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = False,
+               end: int | None = None) -> list[tuple[int, int]]:
+    """Where each word occurs at a word start (and end, if whole), starting at most at end: one C-speed find
+    loop per word.
 
     Far faster than one regex alternation scanned over the text, which Python's re tries at every position
     (and than a pattern with a lookbehind, which re cannot search for as a literal).
@@ -239,14 +242,23 @@ def word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = F
     spans = []
     for word in words:
         n = len(word)
-        p = low.find(word, start)
+        stop = len(low) if end is None else end + n
+        p = low.find(word, start, stop)
         while p >= 0:
             before = low[p - 1] if p else " "
             after = low[p + n:p + n + 1] if whole else " "
             if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
                 spans.append((p, p + n))
-            p = low.find(word, p + 1)
+            p = low.find(word, p + 1, stop)
     return spans
+
+
+GATED_FROM = 64  # lead-in or verdict words in a text before only those gpqa_reach keeps are looked at
+
+
+def _from(spans: Spans, start: int) -> Spans:
+    """The part of the spans from start on."""
+    return [(max(lo, start), hi) for lo, hi in spans if hi >= start]
 
 
 # Each rule below yields its candidates from the end of the text backwards, so the reader takes only the
@@ -261,8 +273,12 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
     begin a little before start.
     """
     start = max(0, start - _REACH)
-    colons = [(m.start(), m.end()) for m in _COLON_RE.finditer(low, start)]
-    leads = sorted(word_spans(low, _LEAD_WORDS, start, whole=True) + colons, reverse=True)
+    spans = [(start, len(low))]
+    if sum(low.count(word, start) for word in _LEAD_WORDS) + low.count(":", start) > GATED_FROM:
+        spans = _from(letter_reach(text).forward, start)  # only lead-ins a letter can follow
+    leads = sorted([span for lo, hi in spans for span in word_spans(low, _LEAD_WORDS, lo, whole=True, end=hi)]
+                   + [(m.start(), m.end()) for lo, hi in spans for m in _COLON_RE.finditer(low, lo, hi + 1)],
+                   reverse=True)
     for lead_start, lead_end in checked(leads, deadline):
         gap = _LABEL_GAP_RE.match(text, lead_end).end()
         if gap - lead_end < _LABEL_GAP_CAP and text[gap:gap + 1] not in valid and text[gap:gap + 1] != "\\" \
@@ -323,7 +339,11 @@ def _ends_with_is(low: str, p: int) -> bool:
 def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
                     deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"A is right", "Option C is the answer", "so, (C) it is"."""
-    for p, _ in checked(sorted(word_spans(low, _VERDICTS, start), reverse=True), deadline):
+    spans = [(start, len(low))]
+    if sum(low.count(word, start) for word in _VERDICTS) > GATED_FROM:
+        spans = _from(letter_reach(text).backward, start)  # only verdict words a letter comes close before
+    verdicts = [span for lo, hi in spans for span in word_spans(low, _VERDICTS, lo, end=hi)]
+    for p, _ in checked(sorted(verdicts, reverse=True), deadline):
         if low.startswith("it is", p):
             before = _SO_LETTER_RE.search(text, max(0, p - 20), p)
         elif _VERDICT_AT_RE.match(low, p):

@@ -1,0 +1,86 @@
+"""Where a GPQA answer letter can be read from: a map of a long text, found at C speed, that lets the readers
+skip trigger words no letter can follow or precede (a megabyte of "Answer:\\n" or "is correct ") without
+trying a pattern, or even a Python gate, at each.
+
+The map rests on what every letter the gated rules read looks like (gpqa.py anchors, gpqa_leadins.after_leadin
+and letter_verdicts):
+- an ASCII letter not followed by a letter or digit, and not preceded by a letter, except right after
+  one of AFTER_WORDS ("the answer is likelyC", "optionC is correct");
+- after its trigger word, reached without passing any of STOPS (no pattern skips sentence punctuation);
+- before its verdict word ("C is correct"), at most BEFORE_REACH characters before it.
+A trigger outside these spans yields nothing, so skipping it changes no reading. A new pattern that reads a
+letter breaking these conditions must not be gated by this map.
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+# Words a letter may directly follow in the anchor patterns (gpqa._AFTER_COPULA's words, "option", "choice").
+AFTER_WORDS = ("likely", "probably", "therefore", "thus", "indeed", "clearly", "definitely", "then", "still",
+               "actually", "certainly", "now", "donc", "also", "daher", "entonces", "la", "le", "die", "der", "el",
+               "option", "choice", "opción", "opcion", "choix", "variante", "antwort")
+# The same flags as the patterns' letters (re.IGNORECASE also matches letters such as the Kelvin sign).
+_LETTER_RE = re.compile(r"[A-Za-z](?![A-Za-z0-9])(?:(?<![A-Za-z].)|"
+                        + "|".join(f"(?<={re.escape(w)}.)" for w in AFTER_WORDS) + ")", re.IGNORECASE)
+STOPS = ".,;!?"
+BEFORE_REACH = 40  # letter_verdicts looks this far back from its verdict word
+Spans = list[tuple[int, int]]  # sorted, disjoint, inclusive (lo, hi)
+
+
+class LetterReach:
+    """The letters of one text and the spans of positions that can reach one."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.letters = [m.start() for m in _LETTER_RE.finditer(text)]
+
+    @functools.cached_property
+    def forward(self) -> Spans:
+        """Positions p with a letter q >= p and no stop in text[p:q]."""
+        spans: Spans = []
+        prev = 0
+        for q in self.letters:
+            stop = max(self.text.rfind(c, prev, q) for c in STOPS)
+            lo = stop + 1 if stop >= 0 else prev
+            if spans and lo <= spans[-1][1] + 1:
+                spans[-1] = (spans[-1][0], q)
+            else:
+                spans.append((lo, q))
+            prev = q
+        return spans
+
+    @functools.cached_property
+    def backward(self) -> Spans:
+        """Positions p with a letter in [p - BEFORE_REACH, p)."""
+        return merge((q + 1, q + BEFORE_REACH) for q in self.letters)
+
+
+@functools.lru_cache(maxsize=2)
+def letter_reach(text: str) -> LetterReach:
+    """The map of text, built once however many rules ask for it."""
+    return LetterReach(text)
+
+
+def merge(spans) -> Spans:
+    """Sorted, disjoint spans covering the same positions."""
+    merged: Spans = []
+    for lo, hi in sorted(spans):
+        if merged and lo <= merged[-1][1] + 1:
+            if hi > merged[-1][1]:
+                merged[-1] = (merged[-1][0], hi)
+        elif hi >= lo:
+            merged.append((lo, hi))
+    return merged
+
+
+def starts_in(low: str, word: str, spans: Spans) -> list[int]:
+    """Every place word starts inside the spans (overlapping occurrences too), in order."""
+    found = []
+    n = len(word)
+    for lo, hi in spans:
+        p = low.find(word, lo, hi + n)
+        while p >= 0:
+            found.append(p)
+            p = low.find(word, p + 1, hi + n)
+    return found
