@@ -189,18 +189,29 @@ class Sentences:
         return commits(self.text[start:pos])
 
 
+class _Shapes:
+    """The shapes of label lines, each worked out on first use."""
+
+    def __init__(self, matches: list[re.Match]) -> None:
+        self.matches = matches
+        self.known: dict[int, tuple[bool, bool, bool, str]] = {}
+
+    def __getitem__(self, j: int) -> tuple[bool, bool, bool, str]:
+        if j not in self.known:
+            self.known[j] = _shape(self.matches[j])
+        return self.known[j]
+
+
 class LabelLines:
     """Every option-label line of a text, so list checks are a bisect, not a rescan."""
 
     def __init__(self, text: str, start: int = 0) -> None:
         self.text = text
-        self.starts: list[int] = []
-        self.letters: list[str] = []
-        self.shapes: list[tuple[bool, bool, bool, str]] = []
-        for m in LABEL_LINE_RE.finditer(text, max(0, start - LIST_WINDOW_CHARS)):
-            self.starts.append(m.start())
-            self.letters.append(m.group("letter"))
-            self.shapes.append(_shape(m))
+        # The matches are listed at C speed; a line's shape is worked out only when a check asks for it.
+        self.matches = list(LABEL_LINE_RE.finditer(text, max(0, start - LIST_WINDOW_CHARS)))
+        self.starts: list[int] = [m.start() for m in self.matches]
+        self.letters: list[str] = [m.group("letter") for m in self.matches]
+        self.shapes = _Shapes(self.matches)
 
     def in_list(self, pos: int, letter: str, before: bool = True) -> bool:
         """Whether the label at pos belongs to a list of options rather than stating one.
@@ -427,11 +438,17 @@ def _closes_response(text: str, text_end: int, m: re.Match, before: str) -> bool
     return " " in clause and not clause.startswith("(") and _CLOSING_NEGATION_RE.search(_last_clause(before)) is None
 
 
+_BOLD_LINE_RE = re.compile(r"^[ \t]*(?:\*\*|__)", re.MULTILINE)  # where a line whose stripped text opens "**" starts
+
+
 def label_lines(text: str, valid: set[str], labels: LabelLines,
                 deadline: Deadline | None = None) -> Iterator[Candidate]:
     """A label line standing alone: the response's first line, or a whole bold line, that opens no list."""
     first = _SPACES_RE.match(text).end()
-    for start, letter in checked(zip(reversed(labels.starts), reversed(labels.letters)), deadline):
+    # Only the first line and lines that open with a bold mark can qualify: the others are not looked at.
+    bold = {m.start() for m in _BOLD_LINE_RE.finditer(text)} if "**" in text or "__" in text else set()
+    lines = [(start, letter) for start, letter in zip(labels.starts, labels.letters) if start == first or start in bold]
+    for start, letter in checked(reversed(lines), deadline):
         if letter not in valid:
             continue
         line_end = text.find("\n", start)

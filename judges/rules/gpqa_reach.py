@@ -16,6 +16,8 @@ from __future__ import annotations
 import functools
 import re
 
+from judges.rules.vocabulary import alternation
+
 # Words a letter may directly follow in the anchor patterns (gpqa._AFTER_COPULA's words, "option", "choice").
 AFTER_WORDS = ("likely", "probably", "therefore", "thus", "indeed", "clearly", "definitely", "then", "still",
                "actually", "certainly", "now", "donc", "also", "daher", "entonces", "la", "le", "die", "der", "el",
@@ -23,6 +25,10 @@ AFTER_WORDS = ("likely", "probably", "therefore", "thus", "indeed", "clearly", "
 # The same flags as the patterns' letters (re.IGNORECASE also matches letters such as the Kelvin sign).
 _LETTER_RE = re.compile(r"[A-Za-z](?![A-Za-z0-9])(?:(?<![A-Za-z].)|"
                         + "|".join(f"(?<={re.escape(w)}.)" for w in AFTER_WORDS) + ")", re.IGNORECASE)
+# The same on the lower-cased text of an ASCII response, in two faster scans: a lookbehind first fails at
+# once inside words, and a literal alternation lets re skip to its words.
+_ASCII_LETTER_RE = re.compile(r"(?<![a-z])[a-z](?![a-z0-9])")
+_ASCII_AFTER_WORD_RE = re.compile(alternation(w for w in AFTER_WORDS if w.isascii()) + r"(?=[a-z](?![a-z0-9]))")
 STOPS = ".,;!?"
 BEFORE_REACH = 40  # letter_verdicts looks this far back from its verdict word
 Spans = list[tuple[int, int]]  # sorted, disjoint, inclusive (lo, hi)
@@ -33,7 +39,12 @@ class LetterReach:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.letters = [m.start() for m in _LETTER_RE.finditer(text)]
+        if text.isascii():
+            low = text.lower()
+            self.letters = sorted([m.start() for m in _ASCII_LETTER_RE.finditer(low)]
+                                  + [m.end() for m in _ASCII_AFTER_WORD_RE.finditer(low)])
+        else:
+            self.letters = [m.start() for m in _LETTER_RE.finditer(text)]
 
     @functools.cached_property
     def forward(self) -> Spans:
