@@ -368,14 +368,12 @@ def _statement_starts(low: str) -> list[int]:
     if count <= GATED_FROM or 4 * (low.count(":") + low.count(" is ") + low.count(" are ")) >= count:
         # Statements are common: the last few are found soon by scanning back from the end.
         return [m.end() for m in islice(finditer_from_last(_STATEMENT_RE, low), MAX_STATEMENTS)]
-    words = sorted((p for word in _STATEMENT_WORDS for p, _ in _occurrences(low, word)), reverse=True)
-    stops = sorted([p for p, _ in word_spans(low, _STATEMENT_STOPS, whole=True)]
-                   + [p for colon in (":", "：") for p, _ in _occurrences(low, colon)])
+    stops = [p for p, _ in word_spans(low, _STATEMENT_STOPS, whole=True)] + \
+        [p for colon in (":", "：") for p, _ in _occurrences(low, colon)]
+    # Only words with a stop within reach after them, found inside those spans (none at all in "answer answer").
+    near_stops = merge((max(0, stop - _STATEMENT_REACH), stop - 1) for stop in stops)
     starts: list[int] = []
-    for p in words:
-        i = bisect.bisect_right(stops, p)
-        if i == len(stops) or stops[i] - p > _STATEMENT_REACH:
-            continue
+    for p in sorted((p for word in _STATEMENT_WORDS for p in starts_in(low, word, near_stops)), reverse=True):
         m = _STATEMENT_RE.match(low, p)
         if m and m.end() not in starts:
             starts.append(m.end())
