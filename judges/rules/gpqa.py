@@ -12,7 +12,7 @@ from judges.rules.extract import (boxed_from_last, committed_text, finditer_from
                                   retracted_after)
 from judges.rules.gpqa_leadins import (LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
                                       negated, parenthesised, sentence_before, verb_phrases, word_spans)
-from judges.rules.gpqa_reach import letter_reach, merge, starts_in
+from judges.rules.gpqa_reach import GATED_CHARS, letter_reach, merge, starts_in
 from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
 from judges.rules.vocabulary import ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
@@ -130,19 +130,26 @@ def _bare_patterns(letters: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
     return bare_line, bare_whole
 
 
-def _trigger_positions(text: str, low: str) -> list[tuple[str, int]]:
+def _trigger_positions(text: str, low: str) -> tuple[list[tuple[str, int]], bool]:
     """Every trigger word that may lead to a letter, and where it starts: one str.find loop per word (C speed).
 
-    Many answer and option words: only those a letter can be read from (gpqa_reach), so a megabyte of
-    "Answer:\n" is not looked at word by word. The words kept, and their order, are the same as without it.
+    Many answer and option words in a long text: only those a letter can be read from (gpqa_reach), so a
+    megabyte of "Answer:\n" is not looked at word by word. The words skipped would yield nothing; the others
+    keep their order. Also whether any were skipped.
     """
-    if sum(low.count(word) for word in _TRIGGERS) <= GATED_FROM:
-        return [(word, p) for word in _TRIGGERS for p, _ in _occurrences(low, word)]
+    limit = GATED_FROM if len(low) > GATED_CHARS else None
+    triggers = []
+    for word in _TRIGGERS:
+        triggers += [(word, p) for p, _ in _occurrences(low, word, limit and limit + 1 - len(triggers))]
+        if limit and len(triggers) > limit:
+            break
+    else:
+        return triggers, False
     # A letter after the word, or before it within reach of the "is the" looked back for (_anchored).
     spans = merge(letter_reach(text).forward + [(s + len("is the"), s + 40) for s, _ in _occurrences(low, "is the")])
     return [(word, p) for word in _TRIGGERS
             for p in (starts_in(low, word, spans) if word in _GATED_TRIGGERS else
-                      (q for q, _ in _occurrences(low, word)))]
+                      (q for q, _ in _occurrences(low, word)))], True
 
 
 GATED_FROM = 64  # trigger words in a response before the per-word gates below pay for their set-up
@@ -192,9 +199,11 @@ class _Copulas:
 
 def _anchored(text: str, low: str, deadline: Deadline):
     """Every anchored letter as (match, phrase start); phrase start is where the anchor's words begin."""
-    triggers = _trigger_positions(text, low)
+    triggers, skipped = _trigger_positions(text, low)
     # All answer words, read or not (none of them overlaps itself, so count() counts every occurrence).
-    copulas = _Copulas(low, sum(low.count(word) for word in ANSWER_WORDS))
+    answer_words = sum(low.count(word) for word in ANSWER_WORDS) if skipped else \
+        sum(word in ANSWER_WORDS for word, _ in triggers)
+    copulas = _Copulas(low, answer_words)
     for word, p in checked(triggers, deadline):
         if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and word != "boxed":
             continue  # inside a longer word ("reanswer")
@@ -382,11 +391,12 @@ def _statement_starts(low: str) -> list[int]:
     return starts
 
 
-def _occurrences(low: str, word: str) -> list[tuple[int, int]]:
-    """Every place word occurs (inside longer words too), by a C-speed find loop."""
+def _occurrences(low: str, word: str, limit: int | None = None) -> list[tuple[int, int]]:
+    """Every place word occurs (inside longer words too), by a C-speed find loop; the first limit of them
+    when a limit is given."""
     found = []
     p = low.find(word)
-    while p >= 0:
+    while p >= 0 and (limit is None or len(found) < limit):
         found.append((p, p + len(word)))
         p = low.find(word, p + 1)
     return found

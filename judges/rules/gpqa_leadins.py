@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from judges.rules.deadline import Deadline
-from judges.rules.gpqa_reach import Spans, letter_reach
+from judges.rules.gpqa_reach import GATED_CHARS, Spans, letter_reach
 from judges.rules.vocabulary import ANSWER_WORDS, alternation
 
 T = TypeVar("T")
@@ -189,16 +189,17 @@ class Sentences:
         return commits(self.text[start:pos])
 
 
-class _Shapes:
-    """The shapes of label lines, each worked out on first use."""
+class _OnUse:
+    """A value of each label line (its letter, its shape), worked out when first asked for."""
 
-    def __init__(self, matches: list[re.Match]) -> None:
+    def __init__(self, matches: list[re.Match], value) -> None:
         self.matches = matches
-        self.known: dict[int, tuple[bool, bool, bool, str]] = {}
+        self.value = value
+        self.known: dict[int, object] = {}
 
-    def __getitem__(self, j: int) -> tuple[bool, bool, bool, str]:
+    def __getitem__(self, j: int):
         if j not in self.known:
-            self.known[j] = _shape(self.matches[j])
+            self.known[j] = self.value(self.matches[j])
         return self.known[j]
 
 
@@ -210,8 +211,8 @@ class LabelLines:
         # The matches are listed at C speed; a line's shape is worked out only when a check asks for it.
         self.matches = list(LABEL_LINE_RE.finditer(text, max(0, start - LIST_WINDOW_CHARS)))
         self.starts: list[int] = [m.start() for m in self.matches]
-        self.letters: list[str] = [m.group("letter") for m in self.matches]
-        self.shapes = _Shapes(self.matches)
+        self.letters = _OnUse(self.matches, lambda m: m.group("letter"))
+        self.shapes = _OnUse(self.matches, _shape)
 
     def in_list(self, pos: int, letter: str, before: bool = True) -> bool:
         """Whether the label at pos belongs to a list of options rather than stating one.
@@ -285,7 +286,7 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
     """
     start = max(0, start - _REACH)
     spans = [(start, len(low))]
-    if sum(low.count(word, start) for word in _LEAD_WORDS) + low.count(":", start) > GATED_FROM:
+    if len(low) > GATED_CHARS and sum(low.count(word, start) for word in _LEAD_WORDS) + low.count(":", start) > GATED_FROM:
         spans = _from(letter_reach(text).forward, start)  # only lead-ins a letter can follow
     leads = sorted([span for lo, hi in spans for span in word_spans(low, _LEAD_WORDS, lo, whole=True, end=hi)]
                    + [(m.start(), m.end()) for lo, hi in spans for m in _COLON_RE.finditer(low, lo, hi + 1)],
@@ -351,7 +352,7 @@ def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
                     deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"A is right", "Option C is the answer", "so, (C) it is"."""
     spans = [(start, len(low))]
-    if sum(low.count(word, start) for word in _VERDICTS) > GATED_FROM:
+    if len(low) > GATED_CHARS and sum(low.count(word, start) for word in _VERDICTS) > GATED_FROM:
         spans = _from(letter_reach(text).backward, start)  # only verdict words a letter comes close before
     verdicts = [span for lo, hi in spans for span in word_spans(low, _VERDICTS, lo, end=hi)]
     for p, _ in checked(sorted(verdicts, reverse=True), deadline):
@@ -446,9 +447,14 @@ def label_lines(text: str, valid: set[str], labels: LabelLines,
     """A label line standing alone: the response's first line, or a whole bold line, that opens no list."""
     first = _SPACES_RE.match(text).end()
     # Only the first line and lines that open with a bold mark can qualify: the others are not looked at.
-    bold = {m.start() for m in _BOLD_LINE_RE.finditer(text)} if "**" in text or "__" in text else set()
-    lines = [(start, letter) for start, letter in zip(labels.starts, labels.letters) if start == first or start in bold]
-    for start, letter in checked(reversed(lines), deadline):
+    starts = labels.starts
+    lines: Iterable[int] = range(len(starts))
+    if len(starts) > GATED_FROM:
+        bold = [m.start() for m in _BOLD_LINE_RE.finditer(text)] if "**" in text or "__" in text else []
+        lines = sorted({i for p in (first, *bold) for i in [bisect.bisect_left(starts, p)]
+                        if i < len(starts) and starts[i] == p})
+    for i in checked(reversed(lines), deadline):
+        start, letter = starts[i], labels.letters[i]
         if letter not in valid:
             continue
         line_end = text.find("\n", start)

@@ -29,6 +29,7 @@ _LETTER_RE = re.compile(r"[A-Za-z](?![A-Za-z0-9])(?:(?<![A-Za-z].)|"
 # once inside words, and a literal alternation lets re skip to its words.
 _ASCII_LETTER_RE = re.compile(r"(?<![a-z])[a-z](?![a-z0-9])")
 _ASCII_AFTER_WORD_RE = re.compile(alternation(w for w in AFTER_WORDS if w.isascii()) + r"(?=[a-z](?![a-z0-9]))")
+GATED_CHARS = 16_384  # shorter texts are read without the map: counting their trigger words would cost more than it saves
 STOPS = ".,;!?"
 BEFORE_REACH = 40  # letter_verdicts looks this far back from its verdict word
 Spans = list[tuple[int, int]]  # sorted, disjoint, inclusive (lo, hi)

@@ -19,6 +19,7 @@ PADS = {
     "verdict-words": "is correct " * 80,
     "lead-ins": "is: " * 80,
     "option-words": "option choice " * 80,
+    "option-list-lines": "A) x\nB) y\n" * 40,
 }
 OPTIONS = ["ethyl acetate", "methyl propanoate", "butanoic acid", "propyl formate"]
 
@@ -26,6 +27,13 @@ OPTIONS = ["ethyl acetate", "methyl propanoate", "butanoic acid", "propyl format
 def _reading(response: str, letters: tuple[str, ...]) -> tuple:
     r = gpqa.read_letter(response, letters, OPTIONS if len(letters) == 4 else None)
     return r.letter, r.via, r.note, r.ambiguous
+
+
+@pytest.fixture(autouse=True)
+def _gated_at_any_length(monkeypatch):
+    """The gates are on from the first character here, so that short padded responses exercise them."""
+    monkeypatch.setattr(gpqa, "GATED_CHARS", 0)
+    monkeypatch.setattr(gpqa_leadins, "GATED_CHARS", 0)
 
 
 def _ungated(monkeypatch) -> None:
@@ -48,8 +56,8 @@ def test_the_gates_are_on_for_padded_responses():
     """The check above means something only if the gates skip trigger words there."""
     text = PADS["answer-phrases"] + "The answer is (C)."
     low = lower_same_length(text)
-    kept = gpqa._trigger_positions(text, low)
-    assert 0 < len(kept) < low.count("answer") // 10
+    kept, skipped = gpqa._trigger_positions(text, low)
+    assert skipped and 0 < len(kept) < low.count("answer") // 10
 
 
 @pytest.mark.parametrize("tail,letter", [
@@ -65,9 +73,9 @@ def test_letters_the_gates_must_keep(tail, letter, monkeypatch):
         text = pad + tail
         got = _reading(text, gpqa.DEFAULT_LETTERS)
         assert got[0] == letter, (text[-80:], got)
-        _ungated(monkeypatch)
-        assert _reading(text, gpqa.DEFAULT_LETTERS) == got
-        monkeypatch.undo()
+        with monkeypatch.context() as patch:
+            _ungated(patch)
+            assert _reading(text, gpqa.DEFAULT_LETTERS) == got
 
 
 def test_the_ascii_letter_scan_equals_the_general_one():
