@@ -137,11 +137,13 @@ def _trigger_positions(text: str, low: str) -> tuple[list[tuple[str, int]], bool
     megabyte of "Answer:\n" is not looked at word by word. The words skipped would yield nothing; the others
     keep their order. Also whether any were skipped.
     """
-    limit = GATED_FROM if len(low) > GATED_CHARS else None
+    if len(low) <= GATED_CHARS:
+        return [(word, p) for word in _TRIGGERS for p, _ in _occurrences(low, word)], False
+    limit = GATED_FROM
     triggers = []
     for word in _TRIGGERS:
-        triggers += [(word, p) for p, _ in _occurrences(low, word, limit and limit + 1 - len(triggers))]
-        if limit and len(triggers) > limit:
+        triggers += [(word, p) for p, _ in _occurrences(low, word, limit + 1 - len(triggers))]
+        if len(triggers) > limit:
             break
     else:
         return triggers, False
@@ -396,7 +398,12 @@ def _occurrences(low: str, word: str, limit: int | None = None) -> list[tuple[in
     when a limit is given."""
     found = []
     p = low.find(word)
-    while p >= 0 and (limit is None or len(found) < limit):
+    if limit is not None:
+        while p >= 0 and len(found) < limit:
+            found.append((p, p + len(word)))
+            p = low.find(word, p + 1)
+        return found
+    while p >= 0:
         found.append((p, p + len(word)))
         p = low.find(word, p + 1)
     return found

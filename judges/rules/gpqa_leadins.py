@@ -252,16 +252,16 @@ def word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = F
     (and than a pattern with a lookbehind, which re cannot search for as a literal).
     """
     spans = []
+    last = len(low) if end is None else end
     for word in words:
         n = len(word)
-        stop = len(low) if end is None else end + n
-        p = low.find(word, start, stop)
+        p = low.find(word, start, last + n)
         while p >= 0:
             before = low[p - 1] if p else " "
             after = low[p + n:p + n + 1] if whole else " "
             if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
                 spans.append((p, p + n))
-            p = low.find(word, p + 1, stop)
+            p = low.find(word, p + 1, last + n)
     return spans
 
 
@@ -285,12 +285,14 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
     begin a little before start.
     """
     start = max(0, start - _REACH)
-    spans = [(start, len(low))]
     if len(low) > GATED_CHARS and sum(low.count(word, start) for word in _LEAD_WORDS) + low.count(":", start) > GATED_FROM:
         spans = _from(letter_reach(text).forward, start)  # only lead-ins a letter can follow
-    leads = sorted([span for lo, hi in spans for span in word_spans(low, _LEAD_WORDS, lo, whole=True, end=hi)]
-                   + [(m.start(), m.end()) for lo, hi in spans for m in _COLON_RE.finditer(low, lo, hi + 1)],
-                   reverse=True)
+        leads = [span for lo, hi in spans for span in word_spans(low, _LEAD_WORDS, lo, whole=True, end=hi)] + \
+            [(m.start(), m.end()) for lo, hi in spans for m in _COLON_RE.finditer(low, lo, hi + 1)]
+    else:
+        leads = word_spans(low, _LEAD_WORDS, start, whole=True) + \
+            [(m.start(), m.end()) for m in _COLON_RE.finditer(low, start)]
+    leads.sort(reverse=True)
     for lead_start, lead_end in checked(leads, deadline):
         gap = _LABEL_GAP_RE.match(text, lead_end).end()
         if gap - lead_end < _LABEL_GAP_CAP and text[gap:gap + 1] not in valid and text[gap:gap + 1] != "\\" \
@@ -351,10 +353,11 @@ def _ends_with_is(low: str, p: int) -> bool:
 def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
                     deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"A is right", "Option C is the answer", "so, (C) it is"."""
-    spans = [(start, len(low))]
     if len(low) > GATED_CHARS and sum(low.count(word, start) for word in _VERDICTS) > GATED_FROM:
         spans = _from(letter_reach(text).backward, start)  # only verdict words a letter comes close before
-    verdicts = [span for lo, hi in spans for span in word_spans(low, _VERDICTS, lo, end=hi)]
+        verdicts = [span for lo, hi in spans for span in word_spans(low, _VERDICTS, lo, end=hi)]
+    else:
+        verdicts = word_spans(low, _VERDICTS, start)
     for p, _ in checked(sorted(verdicts, reverse=True), deadline):
         if low.startswith("it is", p):
             before = _SO_LETTER_RE.search(text, max(0, p - 20), p)
