@@ -38,6 +38,7 @@ LABEL_LINE_RE = re.compile(
     r"(?:\*\*|__)?[ \t]+\S[^\n]*$",
     re.MULTILINE,
 )
+_LABEL_MARK_RE = re.compile(r"[A-Z][).:]")
 # Words that show a sentence commits to a choice, and words that show it does not.
 _COMMIT_WORDS = ("correct", "right", "best", "closest", "final", "finally", "likely", "plausible", "appropriate",
                  "therefore", "thus", "hence", "so", "overall", "conclusion", "conclude", "product", "choice", "option",
@@ -209,7 +210,9 @@ class LabelLines:
     def __init__(self, text: str, start: int = 0) -> None:
         self.text = text
         # The matches are listed at C speed; a line's shape is worked out only when a check asks for it.
-        self.matches = list(LABEL_LINE_RE.finditer(text, max(0, start - LIST_WINDOW_CHARS)))
+        origin = max(0, start - LIST_WINDOW_CHARS)
+        # Every label line holds a capital and its mark ("C.", "C)", "C:"); without one, no line is scanned.
+        self.matches = list(LABEL_LINE_RE.finditer(text, origin)) if _LABEL_MARK_RE.search(text, origin) else []
         self.starts: list[int] = [m.start() for m in self.matches]
         self.letters = _OnUse(self.matches, lambda m: m.group("letter"))
         self.shapes = _OnUse(self.matches, _shape)
