@@ -193,14 +193,15 @@ class Sentences:
 class _OnUse:
     """A value of each label line (its letter, its shape), worked out when first asked for."""
 
-    def __init__(self, matches: list[re.Match], value) -> None:
-        self.matches = matches
+    def __init__(self, text: str, starts: list[int], value) -> None:
+        self.text = text
+        self.starts = starts
         self.value = value
         self.known: dict[int, object] = {}
 
     def __getitem__(self, j: int):
         if j not in self.known:
-            self.known[j] = self.value(self.matches[j])
+            self.known[j] = self.value(LABEL_LINE_RE.match(self.text, self.starts[j]))
         return self.known[j]
 
 
@@ -212,10 +213,13 @@ class LabelLines:
         # The matches are listed at C speed; a line's shape is worked out only when a check asks for it.
         origin = max(0, start - LIST_WINDOW_CHARS)
         # Every label line holds a capital and its mark ("C.", "C)", "C:"); without one, no line is scanned.
-        self.matches = list(LABEL_LINE_RE.finditer(text, origin)) if _LABEL_MARK_RE.search(text, origin) else []
-        self.starts: list[int] = [m.start() for m in self.matches]
-        self.letters = _OnUse(self.matches, lambda m: m.group("letter"))
-        self.shapes = _OnUse(self.matches, _shape)
+        # Only where lines start is kept (a match object per line costs more than finding the lines); a line's
+        # letter and shape come from matching it again when a check asks (a line matches alone, wherever
+        # the scan began).
+        self.starts: list[int] = [m.start() for m in LABEL_LINE_RE.finditer(text, origin)] \
+            if _LABEL_MARK_RE.search(text, origin) else []
+        self.letters = _OnUse(text, self.starts, lambda m: m.group("letter"))
+        self.shapes = _OnUse(text, self.starts, _shape)
 
     def in_list(self, pos: int, letter: str, before: bool = True) -> bool:
         """Whether the label at pos belongs to a list of options rather than stating one.
