@@ -210,13 +210,21 @@ class LabelLines:
 
     def __init__(self, text: str, start: int = 0) -> None:
         self.text = text
-        # The matches are listed at C speed; a line's shape is worked out only when a check asks for it.
         origin = max(0, start - LIST_WINDOW_CHARS)
+        if len(text) <= GATED_CHARS:  # a few lines: each read once
+            self.starts: list[int] = []
+            self.letters: list[str] | _OnUse = []
+            self.shapes: list[tuple[bool, bool, bool, str]] | _OnUse = []
+            for m in LABEL_LINE_RE.finditer(text, origin):
+                self.starts.append(m.start())
+                self.letters.append(m.group("letter"))
+                self.shapes.append(_shape(m))
+            return
         # Every label line holds a capital and its mark ("C.", "C)", "C:"); without one, no line is scanned.
         # Only where lines start is kept (a match object per line costs more than finding the lines); a line's
         # letter and shape come from matching it again when a check asks (a line matches alone, wherever
         # the scan began).
-        self.starts: list[int] = [m.start() for m in LABEL_LINE_RE.finditer(text, origin)] \
+        self.starts = [m.start() for m in LABEL_LINE_RE.finditer(text, origin)] \
             if _LABEL_MARK_RE.search(text, origin) else []
         self.letters = _OnUse(text, self.starts, lambda m: m.group("letter"))
         self.shapes = _OnUse(text, self.starts, _shape)
