@@ -308,7 +308,7 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
             pos, end, letter, via = candidate
             consider(pos, end, letter, via, via == "letter verdict" and _EVALUATION_RE.match(
                 text, _WORD_RE.match(text, end).end()) is not None)
-    if any(letter in text for letter in valid):  # a line that is only a letter needs one (a C-speed check)
+    if len(text) <= GATED_CHARS or any(letter in text for letter in valid):  # a letter line needs a letter
         for m in checked(bare_line.finditer(text, max(0, start - 2)), deadline):
             consider(m.start("letter"), m.end(), m.group("letter"), "line")
     return best or evaluated, rejected, answered

@@ -267,16 +267,16 @@ def word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = F
     (and than a pattern with a lookbehind, which re cannot search for as a literal).
     """
     spans = []
-    last = len(low) if end is None else end
     for word in words:
         n = len(word)
-        p = low.find(word, start, last + n)
+        stop = len(low) if end is None else end + n
+        p = low.find(word, start, stop)
         while p >= 0:
             before = low[p - 1] if p else " "
             after = low[p + n:p + n + 1] if whole else " "
             if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
                 spans.append((p, p + n))
-            p = low.find(word, p + 1, last + n)
+            p = low.find(word, p + 1, stop)
     return spans
 
 
