@@ -93,3 +93,10 @@ def test_forward_spans_reach_a_letter_without_a_stop():
     for p in range(len(text)):
         reachable = any(q >= p and not re.search(r"[.,;!?]", text[p:q]) for q in reach.letters)
         assert (p in inside) == reachable, p
+
+
+def test_every_word_a_letter_may_follow_is_known_to_the_map():
+    """A word added to the anchor's adverbs ("the answer is likely C") must join gpqa_reach.AFTER_WORDS, or
+    the gates would skip "is <word>C" in long texts."""
+    words = set(re.findall(r"[^\W\d_]{2,}", gpqa._AFTER_COPULA)) - {"most", "very", "more", "quite"}
+    assert words <= set(gpqa_reach.AFTER_WORDS), words - set(gpqa_reach.AFTER_WORDS)
