@@ -301,7 +301,7 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
     """
     start = max(0, start - _REACH)
     if len(low) > GATED_CHARS and sum(low.count(word, start) for word in _LEAD_WORDS) + low.count(":", start) > GATED_FROM:
-        spans = _from(letter_reach(text).forward, start)  # only lead-ins a letter can follow
+        spans = _from(letter_reach(text).forward_two_colons, start)  # only lead-ins a letter can follow
         leads = [span for lo, hi in spans for span in word_spans(low, _LEAD_WORDS, lo, whole=True, end=hi)] + \
             [(m.start(), m.end()) for lo, hi in spans for m in _COLON_RE.finditer(low, lo, hi + 1)]
     else:

@@ -6,7 +6,9 @@ The map rests on what every letter the gated rules read looks like (gpqa.py anch
 and letter_verdicts):
 - an ASCII letter not followed by a letter or digit, and not preceded by a letter, except right after
   one of AFTER_WORDS ("the answer is likelyC", "optionC is correct");
-- after its trigger word, reached without passing any of STOPS (no pattern skips sentence punctuation);
+- after its trigger word, reached without passing any of STOPS (no pattern skips sentence punctuation)
+  and passing at most one colon (the one of "Answer: C" or "the answer is: C"; a lead-in that is itself
+  a colon may pass one more);
 - before its verdict word ("C is correct"), at most BEFORE_REACH characters before it.
 A trigger outside these spans yields nothing, so skipping it changes no reading. A new pattern that reads a
 letter breaking these conditions must not be gated by this map.
@@ -49,12 +51,28 @@ class LetterReach:
 
     @functools.cached_property
     def forward(self) -> Spans:
-        """Positions p with a letter q >= p and no stop in text[p:q]."""
+        """Positions p with a letter q >= p, no stop and at most one colon in text[p:q] (anchors)."""
+        return self._forward(1)
+
+    @functools.cached_property
+    def forward_two_colons(self) -> Spans:
+        """The same with at most two colons (lead-ins, which may start at a colon)."""
+        return self._forward(2)
+
+    def _forward(self, colons: int) -> Spans:
+        # A position before the previous letter that reaches q reaches that letter too (fewer colons, no stop),
+        # so each letter q adds only positions after the previous one.
         spans: Spans = []
         prev = 0
         for q in self.letters:
-            stop = max(self.text.rfind(c, prev, q) for c in STOPS)
-            lo = stop + 1 if stop >= 0 else prev
+            lo = max(prev, max(self.text.rfind(c, prev, q) for c in STOPS) + 1)
+            end = q
+            for _ in range(colons + 1):
+                end = max(self.text.rfind(":", prev, end), self.text.rfind("：", prev, end))
+                if end < 0:
+                    break
+            else:
+                lo = max(lo, end + 1)  # past the colon one too many back from q
             if spans and lo <= spans[-1][1] + 1:
                 spans[-1] = (spans[-1][0], q)
             else:

@@ -86,13 +86,16 @@ def test_the_ascii_letter_scan_equals_the_general_one():
         assert gpqa_reach.LetterReach(text).letters == [m.start() for m in gpqa_reach._LETTER_RE.finditer(text)], text
 
 
-def test_forward_spans_reach_a_letter_without_a_stop():
-    text = "answer: x, answer; then answer: C and more."
+@pytest.mark.parametrize("text", ["answer: x, answer; then answer: C and more.", "Answer:\nAnswer:\nAnswer: C",
+                                  "a: b: c: : d", "is: : x: y. z"])
+def test_forward_spans_reach_a_letter_without_a_stop_or_a_colon_too_many(text):
     reach = gpqa_reach.LetterReach(text)
-    inside = {p for lo, hi in reach.forward for p in range(lo, hi + 1)}
-    for p in range(len(text)):
-        reachable = any(q >= p and not re.search(r"[.,;!?]", text[p:q]) for q in reach.letters)
-        assert (p in inside) == reachable, p
+    for colons, spans in ((1, reach.forward), (2, reach.forward_two_colons)):
+        inside = {p for lo, hi in spans for p in range(lo, hi + 1)}
+        for p in range(len(text)):
+            reachable = any(q >= p and not re.search(r"[.,;!?]", text[p:q]) and text.count(":", p, q) <= colons
+                            for q in reach.letters)
+            assert (p in inside) == reachable, (colons, p)
 
 
 def test_every_word_a_letter_may_follow_is_known_to_the_map():
