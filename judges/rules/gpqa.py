@@ -12,6 +12,7 @@ from judges.rules.extract import (boxed_from_last, committed_text, finditer_from
                                   retracted_after)
 from judges.rules.gpqa_leadins import (LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
                                       negated, parenthesised, sentence_before, verb_phrases, word_spans)
+from judges.rules.gpqa_reach import GATED_CHARS, letter_reach, merge, starts_in
 from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
 from judges.rules.vocabulary import (ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART,
                                     alternation)
@@ -34,6 +35,7 @@ _I = re.IGNORECASE
 # lower-cased text, and the precise patterns below are only tried at those positions (matching at a
 # fixed position is cheap, while scanning with an alternation is slow in Python's re).
 _TRIGGERS = (*ANSWER_WORDS, *CHOICE_WORDS, "boxed", *CJK_ANSWER_WORDS, "选")
+_GATED_TRIGGERS = frozenset((*ANSWER_WORDS, *CHOICE_WORDS))  # the words whose letters gpqa_reach describes
 _ANS = ANSWER_RE_PART
 # "the answer to our calculated value is likely D": a few words between, and adverbs or articles after.
 _BETWEEN = r"(?:[ \t]+(?!(?:is|are|depends|if|whether|not|would|could|might|cannot|can|may)\b)[^\s.:;!?,()]+){0,6}?"
@@ -145,9 +147,28 @@ def _bare_patterns(letters: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
     return bare_line, bare_whole
 
 
-def _trigger_positions(low: str) -> list[tuple[str, int]]:
-    """Every trigger word and where it starts: one str.find loop per word (C speed)."""
-    return [(word, p) for word in _TRIGGERS for p, _ in _occurrences(low, word)]
+def _trigger_positions(text: str, low: str) -> tuple[list[tuple[str, int]], bool]:
+    """Every trigger word that may lead to a letter, and where it starts: one str.find loop per word (C speed).
+
+    Many answer and option words in a long text: only those a letter can be read from (gpqa_reach), so a
+    megabyte of "Answer:\n" is not looked at word by word. The words skipped would yield nothing; the others
+    keep their order. Also whether any were skipped.
+    """
+    if len(low) <= GATED_CHARS:
+        return [(word, p) for word in _TRIGGERS for p, _ in _occurrences(low, word)], False
+    limit = GATED_FROM
+    triggers = []
+    for word in _TRIGGERS:
+        triggers += [(word, p) for p, _ in _occurrences(low, word, limit + 1 - len(triggers))]
+        if len(triggers) > limit:
+            break
+    else:
+        return triggers, False
+    # A letter after the word, or before it within reach of the "is the" looked back for (_anchored).
+    spans = merge(letter_reach(text).forward + [(s + len("is the"), s + 40) for s, _ in _occurrences(low, "is the")])
+    return [(word, p) for word in _TRIGGERS
+            for p in (starts_in(low, word, spans) if word in _GATED_TRIGGERS else
+                      (q for q, _ in _occurrences(low, word)))], True
 
 
 GATED_FROM = 64  # trigger words in a response before the per-word gates below pay for their set-up
@@ -197,8 +218,11 @@ class _Copulas:
 
 def _anchored(text: str, low: str, deadline: Deadline):
     """Every anchored letter as (match, phrase start); phrase start is where the anchor's words begin."""
-    triggers = _trigger_positions(low)
-    copulas = _Copulas(low, sum(word in ANSWER_WORDS for word, _ in triggers))
+    triggers, skipped = _trigger_positions(text, low)
+    # All answer words, read or not (none of them overlaps itself, so count() counts every occurrence).
+    answer_words = sum(low.count(word) for word in ANSWER_WORDS) if skipped else \
+        sum(word in ANSWER_WORDS for word, _ in triggers)
+    copulas = _Copulas(low, answer_words)
     for word, p in checked(triggers, deadline):
         if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_") and word != "boxed":
             continue  # inside a longer word ("reanswer")
@@ -302,8 +326,9 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
             pos, end, letter, via = candidate
             consider(pos, end, letter, via, via == "letter verdict" and _EVALUATION_RE.match(
                 text, _WORD_RE.match(text, end).end()) is not None)
-    for m in checked(bare_line.finditer(text, max(0, start - 2)), deadline):
-        consider(m.start("letter"), m.end(), m.group("letter"), "line")
+    if len(text) <= GATED_CHARS or any(letter in text for letter in valid):  # a letter line needs a letter
+        for m in checked(bare_line.finditer(text, max(0, start - 2)), deadline):
+            consider(m.start("letter"), m.end(), m.group("letter"), "line")
     return best or evaluated, rejected, answered
 
 
@@ -373,14 +398,12 @@ def _statement_starts(low: str) -> list[int]:
     if count <= GATED_FROM or 4 * (low.count(":") + low.count(" is ") + low.count(" are ")) >= count:
         # Statements are common: the last few are found soon by scanning back from the end.
         return [m.end() for m in islice(finditer_from_last(_STATEMENT_RE, low), MAX_STATEMENTS)]
-    words = sorted((p for word in _STATEMENT_WORDS for p, _ in _occurrences(low, word)), reverse=True)
-    stops = sorted([p for p, _ in word_spans(low, _STATEMENT_STOPS, whole=True)]
-                   + [p for colon in (":", "：") for p, _ in _occurrences(low, colon)])
+    stops = [p for p, _ in word_spans(low, _STATEMENT_STOPS, whole=True)] + \
+        [p for colon in (":", "：") for p, _ in _occurrences(low, colon)]
+    # Only words with a stop within reach after them, found inside those spans (none at all in "answer answer").
+    near_stops = merge((max(0, stop - _STATEMENT_REACH), stop - 1) for stop in stops)
     starts: list[int] = []
-    for p in words:
-        i = bisect.bisect_right(stops, p)
-        if i == len(stops) or stops[i] - p > _STATEMENT_REACH:
-            continue
+    for p in sorted((p for word in _STATEMENT_WORDS for p in starts_in(low, word, near_stops)), reverse=True):
         m = _STATEMENT_RE.match(low, p)
         if m and m.end() not in starts:
             starts.append(m.end())
@@ -389,10 +412,16 @@ def _statement_starts(low: str) -> list[int]:
     return starts
 
 
-def _occurrences(low: str, word: str) -> list[tuple[int, int]]:
-    """Every place word occurs (inside longer words too), by a C-speed find loop."""
+def _occurrences(low: str, word: str, limit: int | None = None) -> list[tuple[int, int]]:
+    """Every place word occurs (inside longer words too), by a C-speed find loop; the first limit of them
+    when a limit is given."""
     found = []
     p = low.find(word)
+    if limit is not None:
+        while p >= 0 and len(found) < limit:
+            found.append((p, p + len(word)))
+            p = low.find(word, p + 1)
+        return found
     while p >= 0:
         found.append((p, p + len(word)))
         p = low.find(word, p + 1)

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from judges.rules.deadline import Deadline
+from judges.rules.gpqa_reach import GATED_CHARS, Spans, letter_reach
 from judges.rules.vocabulary import ANSWER_WORDS, alternation
 
 T = TypeVar("T")
@@ -37,6 +38,7 @@ LABEL_LINE_RE = re.compile(
     r"(?:\*\*|__)?[ \t]+\S[^\n]*$",
     re.MULTILINE,
 )
+_LABEL_MARK_RE = re.compile(r"[A-Z][).:]")
 # Words that show a sentence commits to a choice, and words that show it does not.
 _COMMIT_WORDS = ("correct", "right", "best", "closest", "final", "finally", "likely", "plausible", "appropriate",
                  "therefore", "thus", "hence", "so", "overall", "conclusion", "conclude", "product", "choice", "option",
@@ -188,18 +190,44 @@ class Sentences:
         return commits(self.text[start:pos])
 
 
+class _OnUse:
+    """A value of each label line (its letter, its shape), worked out when first asked for."""
+
+    def __init__(self, text: str, starts: list[int], value) -> None:
+        self.text = text
+        self.starts = starts
+        self.value = value
+        self.known: dict[int, object] = {}
+
+    def __getitem__(self, j: int):
+        if j not in self.known:
+            self.known[j] = self.value(LABEL_LINE_RE.match(self.text, self.starts[j]))
+        return self.known[j]
+
+
 class LabelLines:
     """Every option-label line of a text, so list checks are a bisect, not a rescan."""
 
     def __init__(self, text: str, start: int = 0) -> None:
         self.text = text
-        self.starts: list[int] = []
-        self.letters: list[str] = []
-        self.shapes: list[tuple[bool, bool, bool, str]] = []
-        for m in LABEL_LINE_RE.finditer(text, max(0, start - LIST_WINDOW_CHARS)):
-            self.starts.append(m.start())
-            self.letters.append(m.group("letter"))
-            self.shapes.append(_shape(m))
+        origin = max(0, start - LIST_WINDOW_CHARS)
+        if len(text) <= GATED_CHARS:  # a few lines: each read once
+            self.starts: list[int] = []
+            self.letters: list[str] | _OnUse = []
+            self.shapes: list[tuple[bool, bool, bool, str]] | _OnUse = []
+            for m in LABEL_LINE_RE.finditer(text, origin):
+                self.starts.append(m.start())
+                self.letters.append(m.group("letter"))
+                self.shapes.append(_shape(m))
+            return
+        # Every label line holds a capital and its mark ("C.", "C)", "C:"); without one, no line is scanned.
+        # Only where lines start is kept (a match object per line costs more than finding the lines); a line's
+        # letter and shape come from matching it again when a check asks (a line matches alone, wherever
+        # the scan began).
+        self.starts = [m.start() for m in LABEL_LINE_RE.finditer(text, origin)] \
+            if _LABEL_MARK_RE.search(text, origin) else []
+        self.letters = _OnUse(text, self.starts, lambda m: m.group("letter"))
+        self.shapes = _OnUse(text, self.starts, _shape)
 
     def in_list(self, pos: int, letter: str, before: bool = True) -> bool:
         """Whether the label at pos belongs to a list of options rather than stating one.
@@ -230,8 +258,10 @@ class LabelLines:
         return False
 
 
-def word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = False) -> list[tuple[int, int]]:
-    """Where each word occurs at a word start (and end, if whole): one C-speed find loop per word.
+def word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = False,
+               end: int | None = None) -> list[tuple[int, int]]:
+    """Where each word occurs at a word start (and end, if whole), starting at most at end: one C-speed find
+    loop per word.
 
     Far faster than one regex alternation scanned over the text, which Python's re tries at every position
     (and than a pattern with a lookbehind, which re cannot search for as a literal).
@@ -239,14 +269,23 @@ def word_spans(low: str, words: tuple[str, ...], start: int = 0, whole: bool = F
     spans = []
     for word in words:
         n = len(word)
-        p = low.find(word, start)
+        stop = len(low) if end is None else end + n
+        p = low.find(word, start, stop)
         while p >= 0:
             before = low[p - 1] if p else " "
             after = low[p + n:p + n + 1] if whole else " "
             if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
                 spans.append((p, p + n))
-            p = low.find(word, p + 1)
+            p = low.find(word, p + 1, stop)
     return spans
+
+
+GATED_FROM = 64  # lead-in or verdict words in a text before only those gpqa_reach keeps are looked at
+
+
+def _from(spans: Spans, start: int) -> Spans:
+    """The part of the spans from start on."""
+    return [(max(lo, start), hi) for lo, hi in spans if hi >= start]
 
 
 # Each rule below yields its candidates from the end of the text backwards, so the reader takes only the
@@ -261,8 +300,14 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
     begin a little before start.
     """
     start = max(0, start - _REACH)
-    colons = [(m.start(), m.end()) for m in _COLON_RE.finditer(low, start)]
-    leads = sorted(word_spans(low, _LEAD_WORDS, start, whole=True) + colons, reverse=True)
+    if len(low) > GATED_CHARS and sum(low.count(word, start) for word in _LEAD_WORDS) + low.count(":", start) > GATED_FROM:
+        spans = _from(letter_reach(text).forward_two_colons, start)  # only lead-ins a letter can follow
+        leads = [span for lo, hi in spans for span in word_spans(low, _LEAD_WORDS, lo, whole=True, end=hi)] + \
+            [(m.start(), m.end()) for lo, hi in spans for m in _COLON_RE.finditer(low, lo, hi + 1)]
+    else:
+        leads = word_spans(low, _LEAD_WORDS, start, whole=True) + \
+            [(m.start(), m.end()) for m in _COLON_RE.finditer(low, start)]
+    leads.sort(reverse=True)
     for lead_start, lead_end in checked(leads, deadline):
         gap = _LABEL_GAP_RE.match(text, lead_end).end()
         if gap - lead_end < _LABEL_GAP_CAP and text[gap:gap + 1] not in valid and text[gap:gap + 1] != "\\" \
@@ -323,7 +368,12 @@ def _ends_with_is(low: str, p: int) -> bool:
 def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
                     deadline: Deadline | None = None) -> Iterator[Candidate]:
     """"A is right", "Option C is the answer", "so, (C) it is"."""
-    for p, _ in checked(sorted(word_spans(low, _VERDICTS, start), reverse=True), deadline):
+    if len(low) > GATED_CHARS and sum(low.count(word, start) for word in _VERDICTS) > GATED_FROM:
+        spans = _from(letter_reach(text).backward, start)  # only verdict words a letter comes close before
+        verdicts = [span for lo, hi in spans for span in word_spans(low, _VERDICTS, lo, end=hi)]
+    else:
+        verdicts = word_spans(low, _VERDICTS, start)
+    for p, _ in checked(sorted(verdicts, reverse=True), deadline):
         if low.startswith("it is", p):
             before = _SO_LETTER_RE.search(text, max(0, p - 20), p)
         elif _VERDICT_AT_RE.match(low, p):
@@ -407,11 +457,22 @@ def _closes_response(text: str, text_end: int, m: re.Match, before: str) -> bool
     return " " in clause and not clause.startswith("(") and _CLOSING_NEGATION_RE.search(_last_clause(before)) is None
 
 
+_BOLD_LINE_RE = re.compile(r"^[ \t]*(?:\*\*|__)", re.MULTILINE)  # where a line whose stripped text opens "**" starts
+
+
 def label_lines(text: str, valid: set[str], labels: LabelLines,
                 deadline: Deadline | None = None) -> Iterator[Candidate]:
     """A label line standing alone: the response's first line, or a whole bold line, that opens no list."""
     first = _SPACES_RE.match(text).end()
-    for start, letter in checked(zip(reversed(labels.starts), reversed(labels.letters)), deadline):
+    # Only the first line and lines that open with a bold mark can qualify: the others are not looked at.
+    starts = labels.starts
+    lines: Iterable[int] = range(len(starts))
+    if len(starts) > GATED_FROM:
+        bold = [m.start() for m in _BOLD_LINE_RE.finditer(text)] if "**" in text or "__" in text else []
+        lines = sorted({i for p in (first, *bold) for i in [bisect.bisect_left(starts, p)]
+                        if i < len(starts) and starts[i] == p})
+    for i in checked(reversed(lines), deadline):
+        start, letter = starts[i], labels.letters[i]
         if letter not in valid:
             continue
         line_end = text.find("\n", start)

@@ -61,7 +61,9 @@ def _record(response: str, target: str = "A") -> GenerationRecord:
     )
 
 
-SLOW_TO_READ = "answer answer " * 40_000  # 560 KB of trigger words, none an anchor
+# 560 KB of trigger words, none an anchor; the lone letter at the end can be reached from every one of them
+# (no sentence punctuation between), so the reading gates (gpqa_reach.py) skip none and each is looked at.
+SLOW_TO_READ = "answer answer " * 40_000 + "a"
 
 
 def test_reading_past_the_time_limit_is_a_judge_error_and_the_next_sample_is_graded(monkeypatch):
