@@ -23,6 +23,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.cli import add_numbers  # noqa: E402
 from engine.base import SamplingParams  # noqa: E402
 
 BENCH_CONFIG = dict(
@@ -165,12 +166,7 @@ def measure(folder: Path, batch: int, nextn: int, accept: float, context: int, s
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--batch", type=int, nargs="+", default=[1, 4])
-    ap.add_argument("--nextn", type=int, default=3)
-    ap.add_argument("--accept", type=float, default=0.75)
-    ap.add_argument("--context", type=int, default=128)
-    ap.add_argument("--steps", type=int, default=40)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--threads", type=int, default=1)
+    add_numbers(ap, nextn=3, accept=0.75, context=128, steps=40, warmup=5, threads=1)
     args = ap.parse_args()
     from engine.native.spec_decode import SyntheticAcceptance
     expected_al = SyntheticAcceptance.expected_length(args.accept, args.nextn)

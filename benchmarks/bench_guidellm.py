@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.cli import add_numbers  # noqa: E402
 from engine.native.model_registry import DEFAULT_MODEL  # noqa: E402
 from sweep.provenance import cpu_name  # noqa: E402
 
@@ -90,13 +91,7 @@ def run_guidellm(url: str, args, root: Path, tokenizer: Path, r: int) -> dict:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--guidellm", default="guidellm", help="the guidellm executable")
-    p.add_argument("--concurrency", type=int, default=4)
-    p.add_argument("--prompt-tokens", type=int, default=64)
-    p.add_argument("--output-tokens", type=int, default=32)
-    p.add_argument("--requests", type=int, default=16)
-    p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--port", type=int, default=8019)
+    add_numbers(p, concurrency=4, prompt_tokens=64, output_tokens=32, requests=16, rounds=2, threads=1, port=8019)
     args = p.parse_args()
     url = f"http://127.0.0.1:{args.port}"
     server = subprocess.Popen([sys.executable, "-m", "harness", "serve", "--model", DEFAULT_MODEL, "--port",

@@ -26,6 +26,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.cli import add_numbers  # noqa: E402
 from benchmarks.bench_serve_vs_llama import default_llama_bin  # noqa: E402
 from benchmarks.bench_native import hf_decode, hf_prefill, native_prefill, prompts, run_native  # noqa: E402
 from engine.native.gguf_export import write_gguf  # noqa: E402
@@ -176,12 +177,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--formats", nargs="+", default=["bf16", "Q8_0", "Q4_0"])
-    ap.add_argument("--new-tokens", type=int, default=32)
-    ap.add_argument("--prompt-len", type=int, default=64)
-    ap.add_argument("--prefill-len", type=int, default=512)
-    ap.add_argument("--streams", type=int, default=16)
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--kv-gib", type=float, default=1.0)
+    add_numbers(ap, new_tokens=32, prompt_len=64, prefill_len=512, streams=16, reps=3, kv_gib=1.0)
     ap.add_argument("--skip-hf", action="store_true")
     ap.add_argument("--llama-bin", type=Path, default=Path(os.environ.get("LLAMA_BIN") or default_llama_bin()),
                     help="folder with llama-server and libllama.so (default: $LLAMA_BIN or build_llama_server.sh's); "

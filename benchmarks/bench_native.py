@@ -35,6 +35,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.cli import add_numbers  # noqa: E402
 from engine.base import SamplingParams  # noqa: E402
 from engine.native.llm_engine import LLMEngine  # noqa: E402
 from engine.native.model_registry import DEFAULT_MODEL, resolve_model  # noqa: E402
@@ -489,13 +490,7 @@ def batch_path_both(a) -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "fp32"])
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--requests", type=int, default=64)
-    ap.add_argument("--prompt-len", type=int, default=128)
-    ap.add_argument("--new-tokens", type=int, default=256)
-    ap.add_argument("--hf-batch", type=int, default=32)
-    ap.add_argument("--prefill-len", type=int, default=2048)
-    ap.add_argument("--kv-gib", type=float, default=1.0)
+    add_numbers(ap, threads=2, requests=64, prompt_len=128, new_tokens=256, hf_batch=32, prefill_len=2048, kv_gib=1.0)
     ap.add_argument("--skip-hf", action="store_true")
     ap.add_argument("--hf-weights", nargs="+", default=["packed", "dense"], choices=["packed", "dense"],
                     help="HF reference(s): the GGUF as transformers loads it (packed), and/or dequantised (dense)")

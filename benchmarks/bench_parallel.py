@@ -24,6 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.cli import add_numbers  # noqa: E402
+
 RESIDENT = re.compile(r"(tensor|expert) parallel rank (\d+)/\d+: ([\d.]+) MB of weights resident"
                       r"(?:.*routed experts ([\d.]+) MB)?")
 # A DeepSeek-V3-style model small enough for a CPU run; 16 routed experts split over 2 ranks.
@@ -97,9 +99,7 @@ def launch(mode: str, n: int, model: Path, args: argparse.Namespace, tmp: Path) 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--batch", type=int, default=4)
-    p.add_argument("--steps", type=int, default=24)
-    p.add_argument("--threads", type=int, default=1)
+    add_numbers(p, batch=4, steps=24, threads=1)
     p.add_argument("--device", default="cpu")
     p.add_argument("--rank-main", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--mode", help=argparse.SUPPRESS)

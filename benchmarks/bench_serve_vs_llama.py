@@ -38,6 +38,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.cli import add_numbers  # noqa: E402
 from engine.native.model_registry import DEFAULT_MODEL  # noqa: E402
 from sweep.provenance import cpu_name  # noqa: E402
 
@@ -287,9 +288,7 @@ def main() -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--levels", default="1,4,16,64", help="concurrent clients per point (default: %(default)s)")
     p.add_argument("--min-requests", type=int, default=4, help="requests per level: max(clients, this)")
-    p.add_argument("--min-prompt", type=int, default=128)
-    p.add_argument("--max-prompt", type=int, default=2048)
-    p.add_argument("--output-tokens", type=int, default=256)
+    add_numbers(p, min_prompt=128, max_prompt=2048, output_tokens=256)
     p.add_argument("--single-prompt", type=int, default=32, help="single stream: prompt tokens")
     p.add_argument("--single-tokens", type=int, default=128, help="single stream: new tokens")
     p.add_argument("--single-reps", type=int, default=5)

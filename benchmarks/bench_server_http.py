@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.cli import add_numbers  # noqa: E402
 from engine.native.model_registry import DEFAULT_MODEL  # noqa: E402
 from harness.commands.native_flags import add_engine_arguments, engine_fields, engine_flags  # noqa: E402
 
@@ -175,10 +176,7 @@ def _options(args: argparse.Namespace, cls):
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default=DEFAULT_MODEL)
-    p.add_argument("--concurrency", type=int, default=64)
-    p.add_argument("--requests", type=int, default=128)
-    p.add_argument("--input-words", type=int, default=48)
-    p.add_argument("--output-tokens", type=int, default=32)
+    add_numbers(p, concurrency=64, requests=128, input_words=48, output_tokens=32)
     add_engine_arguments(p, ENGINE, defaults={"max-num-seqs": (64, "64"), "kv-cache-gib": (0.5, "0.5")})
     p.add_argument("--repeats", type=int, default=1, help="alternate the two paths this many times; medians")
     p.add_argument("--order", default="in-process,http", help="which path runs first in each repeat")
