@@ -29,7 +29,7 @@ def served(tmp_path_factory):
     mp.setenv("HARNESS_CACHE_DIR", str(root / "cache"))
     engine = ServingNativeEngine.from_options(EngineOptions(
         model=str(folder), dtype="fp32", threads=1, kv_cache_gib=0.01, max_model_len=512,
-        extra={"chat_template_kwargs": {"enable_thinking": False}}))  # as `serve --chat-template-kwargs` passes it
+        chat_template_kwargs={"enable_thinking": False}))  # as `serve --chat-template-kwargs` passes it
     prompts: list[str] = []  # the prompt text each request reached the engine with
     inner = engine.stream_prompt
 
