@@ -64,14 +64,17 @@ def unpack_codes(codes: torch.Tensor) -> torch.Tensor:
 # Where oneDNN's bf16 matmul has no AMX, steps of more than MAX_ROWS rows (batched decode and prefill) multiply
 # with the codes against 8-bit activations (VnniLinear): measured with oneDNN capped below AMX on the development
 # machine (1 thread, A/B, load average ~8), 64 rows 3-4x and 512-2,048 rows 2.1x faster than packed bf16; with
-# AMX, bf16 is 3-5x faster than VNNI, so it stays. HARNESS_VNNI=0 turns it off, =1 asks for it even with AMX.
+# AMX, bf16 is 3-5x faster than VNNI, so it stays. Opt-in, because 8-bit activations change what a model writes
+# (greedy tokens match fp32 on ~94% of rows against bf16's 100%): HARNESS_VNNI=auto uses it where oneDNN has no
+# AMX, =1 even with AMX; unset or 0, the bf16 path.
 _vnni_enabled = True
 
 
 def vnni_wanted() -> bool:
-    """Whether to build VnniLinear forms: the CPU has AVX-512 VNNI and oneDNN's bf16 matmul runs without AMX."""
+    """Whether to build VnniLinear forms: asked for (HARNESS_VNNI=auto|1), the CPU has AVX-512 VNNI, and (auto)
+    oneDNN's bf16 matmul runs without AMX."""
     from engine.native import kernels, packed_weights
-    mode = os.environ.get("HARNESS_VNNI", "auto")
+    mode = os.environ.get("HARNESS_VNNI", "0")
     if mode == "0" or not kernels.load() or not kernels.vnni_available():
         return False
     return mode == "1" or not packed_weights.onednn_uses_amx()

@@ -51,9 +51,13 @@ def test_vnni_head_reads_the_8_bit_head_codes():
 
 @needs_vnni
 def test_engine_builds_vnni_forms_only_without_amx_or_when_asked(monkeypatch, chat_ids):
-    monkeypatch.setenv("HARNESS_VNNI", "0")
-    off = LLMEngine("smollm2-135m", device="cpu", dtype="bf16", threads=1, kv_cache_gib=0.05)
-    assert not off.model.layers[0].vnni and off.model.lm_head_vnni is None
+    for unasked in ("0", None):  # opt-in: unset is off
+        if unasked is None:
+            monkeypatch.delenv("HARNESS_VNNI", raising=False)
+        else:
+            monkeypatch.setenv("HARNESS_VNNI", unasked)
+        off = LLMEngine("smollm2-135m", device="cpu", dtype="bf16", threads=1, kv_cache_gib=0.05)
+        assert not off.model.layers[0].vnni and off.model.lm_head_vnni is None
     monkeypatch.setenv("HARNESS_VNNI", "auto")
     auto = LLMEngine("smollm2-135m", device="cpu", dtype="bf16", threads=1, kv_cache_gib=0.05)
     assert bool(auto.model.layers[0].vnni) == (not packed_weights.onednn_uses_amx())
