@@ -94,14 +94,18 @@ def test_unreachable_server_records_errors_for_every_point(tmp_path: Path):
     assert "all 6 requests failed" in records[0]["reason"] and "Connect" in records[0]["reason"]
 
 
-def test_completions_endpoint_with_prompts_from_a_file(tmp_path: Path):
+def _sweep_prompts_file(tmp_path: Path, lines: str) -> list:
+    """Run the completions sweep over a prompts file against a scripted server; the POSTs it received."""
     prompts = tmp_path / "prompts.jsonl"
-    prompts.write_text('{"prompt": "first prompt"}\n{"prompt": "second prompt here"}\n')
+    prompts.write_text(lines)
     cfg = serve_config(tmp_path, "[2]", extra=f'endpoint = "completions"\nprompts_file = "{prompts}"')
     with ScriptedServer(Reply(text="x y z", token_delay_s=0.005), model="m") as server:
         assert run_cli("serve", str(cfg), "--base-url", server.base_url, "--out-dir", str(tmp_path)) == 0
-        log = server.log
-    posts = [r for r in log if r.method == "POST"]
+        return [r for r in server.log if r.method == "POST"]
+
+
+def test_completions_endpoint_with_prompts_from_a_file(tmp_path: Path):
+    posts = _sweep_prompts_file(tmp_path, '{"prompt": "first prompt"}\n{"prompt": "second prompt here"}\n')
     assert {r.path for r in posts} == {"/v1/completions"}
     assert {r.body["prompt"] for r in posts} == {"first prompt", "second prompt here"}
     (r,) = read_records(tmp_path / "tiny-serve" / "results.jsonl")
@@ -109,12 +113,7 @@ def test_completions_endpoint_with_prompts_from_a_file(tmp_path: Path):
 
 
 def test_token_id_prompts_are_sent_as_ids(tmp_path: Path):
-    prompts = tmp_path / "prompts.jsonl"
-    prompts.write_text('{"prompt": [5, 6, 7]}\n{"prompt": [9, 8]}\n')
-    cfg = serve_config(tmp_path, "[2]", extra=f'endpoint = "completions"\nprompts_file = "{prompts}"')
-    with ScriptedServer(Reply(text="x y z", token_delay_s=0.005), model="m") as server:
-        assert run_cli("serve", str(cfg), "--base-url", server.base_url, "--out-dir", str(tmp_path)) == 0
-        bodies = [r.body for r in server.log if r.method == "POST"]
+    bodies = [r.body for r in _sweep_prompts_file(tmp_path, '{"prompt": [5, 6, 7]}\n{"prompt": [9, 8]}\n')]
     assert {tuple(b["prompt"]) for b in bodies} == {(5, 6, 7), (9, 8)}
 
 
