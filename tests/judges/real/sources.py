@@ -252,3 +252,55 @@ def mathvista_candidates(repo: Path) -> Iterator[Candidate]:
                 yield Candidate(id=f"mathvista-int:{model}:{pid}", shape="aime",
                                 asked_format='zero-shot, "requiring an integer answer and provide the final value, e.g., 1, 2, 3, at the end"',
                                 **common)
+
+
+# --- okuvshynov/MMLU-Pro (a fork of TIGER-AI-Lab/MMLU-Pro, Apache-2.0): Qwen3-30B-A3B with thinking ---
+
+QWEN3_MMLU_REPO = "okuvshynov/MMLU-Pro"
+# (commit, path, subject, </think> logit bias or None for thinking switched off). The fork's owner ran
+# Qwen3-30B-A3B (a Q6_K_XL GGUF under llama.cpp) on MMLU-Pro subjects, some runs with a positive logit
+# bias on `</think>` that ends the thinking early; later commits removed most result files, so each
+# file is read at the last commit that holds it.
+QWEN3_MMLU_FILES = (
+    ("e65e1d0642944cb932469ebb3497811f97386f36",
+     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_0/business_result.json", "business", 0),
+    ("0e07b7a65f56cc67ec1d732b52f1e544ccbfa4b8",
+     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_0/law_result.json", "law", 0),
+    ("0e07b7a65f56cc67ec1d732b52f1e544ccbfa4b8",
+     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_0/math_result.json", "math", 0),
+    ("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b",
+     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_0/psychology_result.json", "psychology", 0),
+    ("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b",
+     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_17/psychology_result.json", "psychology", 17),
+    ("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b",
+     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_18/psychology_result.json", "psychology", 18),
+    ("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b",
+     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_19/psychology_result.json", "psychology", 19),
+    ("e34546eb542039c1b89fd6746eb4659ca16112e6",
+     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_21/psychology_result.json", "psychology", 21),
+    ("cdd1b372b0dea3903980ad9e98bcdc70ef16f2fa", "think_data/cs_think.json", "computer science", 0),
+    ("cdd1b372b0dea3903980ad9e98bcdc70ef16f2fa", "think_data/cs_think_bias_19.json", "computer science", 19),
+    ("cdd1b372b0dea3903980ad9e98bcdc70ef16f2fa", "think_data/cs_nothink.json", "computer science", None),
+)
+
+
+def qwen3_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    """Qwen3-30B-A3B's MMLU-Pro answers with the thinking in the response (`<think>...</think>`)."""
+    for commit, path, subject, bias in QWEN3_MMLU_FILES:
+        if bias is None:
+            model, reasoning = "Qwen3-30B-A3B (thinking off)", False
+        else:
+            model, reasoning = f"Qwen3-30B-A3B (thinking, </think> bias +{bias})", True
+        rows = json.loads(_git(repo, "show", f"{commit}:{path}"))
+        for i, row in enumerate(rows):
+            options = row["options"] if isinstance(row["options"], list) else ast.literal_eval(row["options"])
+            text, dropped = capped(str(row.get("model_outputs") or ""))
+            yield Candidate(
+                id=f"qwen3-mmlupro:{model}:{subject}:{row['question_id']}", shape="gpqa", response=text,
+                model=model, family="Qwen3", reasoning_model=reasoning,
+                source={"repo": QWEN3_MMLU_REPO, "path": path, "commit": commit, "index": i,
+                        "license": "Apache-2.0 (repository); MMLU-Pro data MIT"},
+                letters=[chr(65 + k) for k in range(len(options))], choices=[str(o) for o in options],
+                hint=row.get("pred"),
+                asked_format='5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt), thinking model',
+                extra={"dropped_chars": dropped, "subset": subject})
