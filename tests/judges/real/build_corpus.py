@@ -1,7 +1,8 @@
 """Builds the real-output corpus files from snapshots of the source repositories (see SOURCES.md).
 
     python -m tests.judges.real.build_corpus --mmlu-pro <git dir> --zeroeval <git dir> --gsm8k <git dir> \
-        --traces <git dir> --mathvista <git dir> --qwen3-mmlu-pro <git dir> [--queue FILE]
+        --traces <git dir> --mathvista <git dir> --qwen3-mmlu-pro <git dir> \
+        --minimax-mmlu-pro <git dir> [--queue FILE]
 
 Labels come from two places, never from judges.rules: an unambiguous response (one answer statement,
 agreeing with the source's own extraction) is labelled by the plain rules below; every other sampled
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.judges.real.sources import (Candidate, gsm_solution_candidates, mathvista_candidates,
-                                      mmlu_pro_candidates, qwen3_mmlu_pro_candidates,
+                                      minimax_mmlu_pro_candidates, mmlu_pro_candidates, qwen3_mmlu_pro_candidates,
                                       reasoning_trace_candidates, zeroeval_candidates)
 
 HERE = Path(__file__).parent
@@ -33,15 +34,18 @@ SKIP = "skip"  # a hand label that leaves the response out of the corpus
 # Per (source, model): responses that the plain rules label, and responses that need a person.
 # The reasoning traces are few: every integer-answer one is taken, and all are read by hand.
 PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm8k-paper": 25, "r1-traces": 0,
-                   "mathvista-mc": 28, "mathvista-int": 14, "qwen3-mmlupro": 36}
+                   "mathvista-mc": 28, "mathvista-int": 14, "qwen3-mmlupro": 36,
+                   "minimax-mmlupro": 12}
 HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100,
-                  "mathvista-mc": 9, "mathvista-int": 4, "qwen3-mmlupro": 5}
+                  "mathvista-mc": 9, "mathvista-int": 4, "qwen3-mmlupro": 5,
+                  "minimax-mmlupro": 3}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
-                      "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0}
+                      "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
+                      "minimax-mmlupro": 0}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
-SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro")
+SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro")
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -221,11 +225,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--traces", type=Path, required=True, help="git dir of markyx316/LLM-Reasoning-Trace-Topology")
     ap.add_argument("--mathvista", type=Path, required=True, help="git dir of lupantech/MathVista")
     ap.add_argument("--qwen3-mmlu-pro", type=Path, required=True, help="git dir of okuvshynov/MMLU-Pro")
+    ap.add_argument("--minimax-mmlu-pro", type=Path, required=True, help="git dir of shihanqu/MMLU-Pro")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
                   *gsm_solution_candidates(args.gsm8k), *reasoning_trace_candidates(args.traces),
-                  *mathvista_candidates(args.mathvista), *qwen3_mmlu_pro_candidates(args.qwen3_mmlu_pro)]
+                  *mathvista_candidates(args.mathvista), *qwen3_mmlu_pro_candidates(args.qwen3_mmlu_pro),
+                  *minimax_mmlu_pro_candidates(args.minimax_mmlu_pro)]
     chosen = select(candidates)
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []

@@ -304,3 +304,32 @@ def qwen3_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
                 hint=row.get("pred"),
                 asked_format='5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt), thinking model',
                 extra={"dropped_chars": dropped, "subset": subject})
+
+
+# --- shihanqu/MMLU-Pro (a fork of TIGER-AI-Lab/MMLU-Pro, Apache-2.0): MiniMax-M2.5 ---
+
+MINIMAX_MMLU_REPO = "shihanqu/MMLU-Pro"
+MINIMAX_MMLU_COMMIT = "d4af6a7af01e3a3189a90d047e9fb6f60bd3cfc1"
+MINIMAX_MMLU_DIR = "eval_results/minimax-m2.5-nvfp4-32768/"
+
+
+def minimax_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    """MiniMax-M2.5 (NVFP4) on all of MMLU-Pro through an OpenAI-compatible server that kept its thinking
+    out of the answer; the 5-shot prompt of MMLU-Pro asks for "The answer is (X)"."""
+    model = "MiniMax-M2.5 (NVFP4)"
+    listing = _git(repo, "ls-tree", "-r", "--name-only", MINIMAX_MMLU_COMMIT, MINIMAX_MMLU_DIR).decode()
+    for path in sorted(p for p in listing.splitlines() if p.endswith("_result.json")):
+        subject = Path(path).name[:-len("_result.json")]
+        rows = json.loads(_git(repo, "show", f"{MINIMAX_MMLU_COMMIT}:{path}"))
+        for i, row in enumerate(rows):
+            options = row["options"] if isinstance(row["options"], list) else ast.literal_eval(row["options"])
+            text, dropped = capped(str(row.get("model_outputs") or ""))
+            yield Candidate(
+                id=f"minimax-mmlupro:{model}:{subject}:{row['question_id']}", shape="gpqa", response=text,
+                model=model, family="MiniMax", reasoning_model=True,
+                source={"repo": MINIMAX_MMLU_REPO, "path": path, "commit": MINIMAX_MMLU_COMMIT, "index": i,
+                        "license": "Apache-2.0 (repository); MMLU-Pro data MIT"},
+                letters=[chr(65 + k) for k in range(len(options))], choices=[str(o) for o in options],
+                hint=row.get("pred"),
+                asked_format='5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt); thinking hidden by the server',
+                extra={"dropped_chars": dropped, "subset": subject})
