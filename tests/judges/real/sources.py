@@ -254,82 +254,86 @@ def mathvista_candidates(repo: Path) -> Iterator[Candidate]:
                                 **common)
 
 
-# --- okuvshynov/MMLU-Pro (a fork of TIGER-AI-Lab/MMLU-Pro, Apache-2.0): Qwen3-30B-A3B with thinking ---
+# --- Forks of TIGER-AI-Lab/MMLU-Pro (Apache-2.0, like the original) whose owners committed the answers of
+# thinking models. Each file is the MMLU-Pro evaluation script's JSON list (question, options, the script's
+# own extraction `pred`, the response `model_outputs`); a file is read at the last commit that holds it.
 
+
+@dataclass(frozen=True)
+class ForkFile:
+    """One result file of an MMLU-Pro fork: where it is and which model wrote it."""
+
+    commit: str
+    path: str
+    subject: str  # the MMLU-Pro category; rows of another category in the same file are skipped
+    model: str
+    family: str
+    reasoning_model: bool
+
+
+def mmlu_pro_fork_candidates(repo: Path, repo_name: str, prefix: str, files: tuple[ForkFile, ...],
+                             asked_format: str) -> Iterator[Candidate]:
+    for f in files:
+        rows = json.loads(_git(repo, "show", f"{f.commit}:{f.path}"))
+        for i, row in enumerate(rows):
+            if row.get("category", f.subject) != f.subject:
+                continue  # some scripts append every subject to one file; each is read from its own
+            options = row["options"] if isinstance(row["options"], list) else ast.literal_eval(row["options"])
+            text, dropped = capped(str(row.get("model_outputs") or ""))
+            yield Candidate(
+                id=f"{prefix}:{f.model}:{f.subject}:{row['question_id']}", shape="gpqa", response=text,
+                model=f.model, family=f.family, reasoning_model=f.reasoning_model,
+                source={"repo": repo_name, "path": f.path, "commit": f.commit, "index": i,
+                        "license": "Apache-2.0 (repository); MMLU-Pro data MIT"},
+                letters=[chr(65 + k) for k in range(len(options))], choices=[str(o) for o in options],
+                hint=row.get("pred"), asked_format=asked_format,
+                extra={"dropped_chars": dropped, "subset": f.subject})
+
+
+# okuvshynov/MMLU-Pro: Qwen3-30B-A3B (a Q6_K_XL GGUF under llama.cpp), 5-shot, thinking on; some runs put a
+# positive logit bias on `</think>` that ends the thinking early; later commits removed most result files.
 QWEN3_MMLU_REPO = "okuvshynov/MMLU-Pro"
-# (commit, path, subject, </think> logit bias or None for thinking switched off). The fork's owner ran
-# Qwen3-30B-A3B (a Q6_K_XL GGUF under llama.cpp) on MMLU-Pro subjects, some runs with a positive logit
-# bias on `</think>` that ends the thinking early; later commits removed most result files, so each
-# file is read at the last commit that holds it.
+_QWEN3_DIR = "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_"
+
+
+def _qwen3(commit: str, path: str, subject: str, bias: int | None) -> ForkFile:
+    if bias is None:
+        return ForkFile(commit, path, subject, "Qwen3-30B-A3B (thinking off)", "Qwen3", False)
+    return ForkFile(commit, path, subject, f"Qwen3-30B-A3B (thinking, </think> bias +{bias})", "Qwen3", True)
+
+
 QWEN3_MMLU_FILES = (
-    ("e65e1d0642944cb932469ebb3497811f97386f36",
-     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_0/business_result.json", "business", 0),
-    ("0e07b7a65f56cc67ec1d732b52f1e544ccbfa4b8",
-     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_0/law_result.json", "law", 0),
-    ("0e07b7a65f56cc67ec1d732b52f1e544ccbfa4b8",
-     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_0/math_result.json", "math", 0),
-    ("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b",
-     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_0/psychology_result.json", "psychology", 0),
-    ("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b",
-     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_17/psychology_result.json", "psychology", 17),
-    ("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b",
-     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_18/psychology_result.json", "psychology", 18),
-    ("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b",
-     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_19/psychology_result.json", "psychology", 19),
-    ("e34546eb542039c1b89fd6746eb4659ca16112e6",
-     "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_21/psychology_result.json", "psychology", 21),
-    ("cdd1b372b0dea3903980ad9e98bcdc70ef16f2fa", "think_data/cs_think.json", "computer science", 0),
-    ("cdd1b372b0dea3903980ad9e98bcdc70ef16f2fa", "think_data/cs_think_bias_19.json", "computer science", 19),
-    ("cdd1b372b0dea3903980ad9e98bcdc70ef16f2fa", "think_data/cs_nothink.json", "computer science", None),
+    _qwen3("e65e1d0642944cb932469ebb3497811f97386f36", f"{_QWEN3_DIR}0/business_result.json", "business", 0),
+    _qwen3("0e07b7a65f56cc67ec1d732b52f1e544ccbfa4b8", f"{_QWEN3_DIR}0/law_result.json", "law", 0),
+    _qwen3("0e07b7a65f56cc67ec1d732b52f1e544ccbfa4b8", f"{_QWEN3_DIR}0/math_result.json", "math", 0),
+    _qwen3("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b", f"{_QWEN3_DIR}0/psychology_result.json", "psychology", 0),
+    _qwen3("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b", f"{_QWEN3_DIR}17/psychology_result.json", "psychology", 17),
+    _qwen3("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b", f"{_QWEN3_DIR}18/psychology_result.json", "psychology", 18),
+    _qwen3("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b", f"{_QWEN3_DIR}19/psychology_result.json", "psychology", 19),
+    _qwen3("e34546eb542039c1b89fd6746eb4659ca16112e6", f"{_QWEN3_DIR}21/psychology_result.json", "psychology", 21),
+    _qwen3("cdd1b372b0dea3903980ad9e98bcdc70ef16f2fa", "think_data/cs_think.json", "computer science", 0),
+    _qwen3("cdd1b372b0dea3903980ad9e98bcdc70ef16f2fa", "think_data/cs_think_bias_19.json", "computer science", 19),
+    _qwen3("cdd1b372b0dea3903980ad9e98bcdc70ef16f2fa", "think_data/cs_nothink.json", "computer science", None),
 )
 
 
 def qwen3_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
     """Qwen3-30B-A3B's MMLU-Pro answers with the thinking in the response (`<think>...</think>`)."""
-    for commit, path, subject, bias in QWEN3_MMLU_FILES:
-        if bias is None:
-            model, reasoning = "Qwen3-30B-A3B (thinking off)", False
-        else:
-            model, reasoning = f"Qwen3-30B-A3B (thinking, </think> bias +{bias})", True
-        rows = json.loads(_git(repo, "show", f"{commit}:{path}"))
-        for i, row in enumerate(rows):
-            options = row["options"] if isinstance(row["options"], list) else ast.literal_eval(row["options"])
-            text, dropped = capped(str(row.get("model_outputs") or ""))
-            yield Candidate(
-                id=f"qwen3-mmlupro:{model}:{subject}:{row['question_id']}", shape="gpqa", response=text,
-                model=model, family="Qwen3", reasoning_model=reasoning,
-                source={"repo": QWEN3_MMLU_REPO, "path": path, "commit": commit, "index": i,
-                        "license": "Apache-2.0 (repository); MMLU-Pro data MIT"},
-                letters=[chr(65 + k) for k in range(len(options))], choices=[str(o) for o in options],
-                hint=row.get("pred"),
-                asked_format='5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt), thinking model',
-                extra={"dropped_chars": dropped, "subset": subject})
+    return mmlu_pro_fork_candidates(
+        repo, QWEN3_MMLU_REPO, "qwen3-mmlupro", QWEN3_MMLU_FILES,
+        '5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt), thinking model')
 
 
-# --- shihanqu/MMLU-Pro (a fork of TIGER-AI-Lab/MMLU-Pro, Apache-2.0): MiniMax-M2.5 ---
-
+# shihanqu/MMLU-Pro: MiniMax-M2.5 (NVFP4) on all of MMLU-Pro through a server that kept its thinking out.
 MINIMAX_MMLU_REPO = "shihanqu/MMLU-Pro"
 MINIMAX_MMLU_COMMIT = "d4af6a7af01e3a3189a90d047e9fb6f60bd3cfc1"
-MINIMAX_MMLU_DIR = "eval_results/minimax-m2.5-nvfp4-32768/"
+MINIMAX_MMLU_SUBJECTS = ("biology", "business", "chemistry", "computer science", "economics", "engineering",
+                         "health", "history", "law", "math", "other", "philosophy", "physics", "psychology")
 
 
 def minimax_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
-    """MiniMax-M2.5 (NVFP4) on all of MMLU-Pro through an OpenAI-compatible server that kept its thinking
-    out of the answer; the 5-shot prompt of MMLU-Pro asks for "The answer is (X)"."""
-    model = "MiniMax-M2.5 (NVFP4)"
-    listing = _git(repo, "ls-tree", "-r", "--name-only", MINIMAX_MMLU_COMMIT, MINIMAX_MMLU_DIR).decode()
-    for path in sorted(p for p in listing.splitlines() if p.endswith("_result.json")):
-        subject = Path(path).name[:-len("_result.json")]
-        rows = json.loads(_git(repo, "show", f"{MINIMAX_MMLU_COMMIT}:{path}"))
-        for i, row in enumerate(rows):
-            options = row["options"] if isinstance(row["options"], list) else ast.literal_eval(row["options"])
-            text, dropped = capped(str(row.get("model_outputs") or ""))
-            yield Candidate(
-                id=f"minimax-mmlupro:{model}:{subject}:{row['question_id']}", shape="gpqa", response=text,
-                model=model, family="MiniMax", reasoning_model=True,
-                source={"repo": MINIMAX_MMLU_REPO, "path": path, "commit": MINIMAX_MMLU_COMMIT, "index": i,
-                        "license": "Apache-2.0 (repository); MMLU-Pro data MIT"},
-                letters=[chr(65 + k) for k in range(len(options))], choices=[str(o) for o in options],
-                hint=row.get("pred"),
-                asked_format='5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt); thinking hidden by the server',
-                extra={"dropped_chars": dropped, "subset": subject})
+    files = tuple(ForkFile(MINIMAX_MMLU_COMMIT, f"eval_results/minimax-m2.5-nvfp4-32768/{s}_result.json", s,
+                           "MiniMax-M2.5 (NVFP4)", "MiniMax", True) for s in MINIMAX_MMLU_SUBJECTS)
+    return mmlu_pro_fork_candidates(
+        repo, MINIMAX_MMLU_REPO, "minimax-mmlupro", files,
+        '5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt); thinking hidden by the server')
