@@ -337,3 +337,52 @@ def minimax_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
     return mmlu_pro_fork_candidates(
         repo, MINIMAX_MMLU_REPO, "minimax-mmlupro", files,
         '5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt); thinking hidden by the server')
+
+
+# yash-vardhansingh/MMLU-PRO: OpenAI's gpt-oss-120b ("eval_results_fast", the script's default model) and
+# gpt-oss-20b under vLLM, which returns the final answer without the reasoning; 512 new tokens at most.
+GPT_OSS_MMLU_REPO = "yash-vardhansingh/MMLU-PRO"
+GPT_OSS_MMLU_COMMIT = "6116a83b039e132b8d1edb840168452f32321fe6"
+# The script appends every subject it runs to the file it was started with, so a file can hold several.
+GPT_OSS_MMLU_FILES = tuple(
+    ForkFile(GPT_OSS_MMLU_COMMIT, f"{folder}/{file}_result.json", subject, model, "gpt-oss", True)
+    for folder, model, pairs in (
+        ("eval_results_fast", "gpt-oss-120b", (("biology", "biology"), ("business", "business"),
+                                               ("computer science", "computer science"), ("law", "law"),
+                                               ("math", "math"), ("psychology", "psychology"))),
+        ("eval_results_fast_20b", "gpt-oss-20b", (("biology", "biology"), ("business", "business"),
+                                                  ("law", "law"), ("psychology", "psychology"))))
+    for file, subject in pairs)
+
+
+def gpt_oss_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    return mmlu_pro_fork_candidates(
+        repo, GPT_OSS_MMLU_REPO, "gptoss-mmlupro", GPT_OSS_MMLU_FILES,
+        'few-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt); reasoning hidden by the server')
+
+
+# HAOTIAN89/MMLU-Pro: DeepSeek-R1-Distill-Qwen-1.5B/7B and AdaptThink-1.5B/7B (R1 distills trained to skip
+# thinking on easy questions) zero-shot under vLLM; the prompt opens `<think>` itself, so a response holds
+# the thinking and `</think>`; the "nothinking" runs were given an already closed thinking block.
+R1_MMLU_REPO = "HAOTIAN89/MMLU-Pro"
+R1_MMLU_COMMIT = "b735c4e06fa2ba97926f88c18dafa5cf78af6429"
+R1_MMLU_RUNS = (
+    ("AdaptThink-1.5B-delta0.05", "AdaptThink-1.5B", True, ("computer science", "history", "philosophy")),
+    ("AdaptThink-7B-delta0.05", "AdaptThink-7B", True, ("computer science", "history", "philosophy")),
+    ("DeepSeek-R1-Distill-Qwen-1.5B", "DeepSeek-R1-Distill-Qwen-1.5B", True, ("history", "philosophy")),
+    ("DeepSeek-R1-Distill-Qwen-7B", "DeepSeek-R1-Distill-Qwen-7B", True, ("history", "philosophy")),
+    ("DeepSeek-R1-Distill-Qwen-1.5B-nothinking", "DeepSeek-R1-Distill-Qwen-1.5B (thinking skipped)", False,
+     ("business", "health")),
+    ("DeepSeek-R1-Distill-Qwen-7B-nothinking", "DeepSeek-R1-Distill-Qwen-7B (thinking skipped)", False,
+     ("engineering", "law", "math")),
+)
+R1_MMLU_FILES = tuple(
+    ForkFile(R1_MMLU_COMMIT, f"eval_results/{folder}/CoT/all/{subject}.json", subject, model, "DeepSeek-R1",
+             reasoning)
+    for folder, model, reasoning, subjects in R1_MMLU_RUNS for subject in subjects)
+
+
+def r1_distill_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    return mmlu_pro_fork_candidates(
+        repo, R1_MMLU_REPO, "r1-mmlupro", R1_MMLU_FILES,
+        'zero-shot, "finish your answer with \\"the answer is (X)\\""; thinking model, <think> opened by the prompt')
