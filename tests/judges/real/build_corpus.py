@@ -1,7 +1,8 @@
 """Builds the real-output corpus files from snapshots of the source repositories (see SOURCES.md).
 
     python -m tests.judges.real.build_corpus --mmlu-pro <git dir> --zeroeval <git dir> --gsm8k <git dir> \
-        --traces <git dir> --mathvista <git dir> [--queue FILE]
+        --traces <git dir> --mathvista <git dir> --qwen3-mmlu-pro <git dir> \
+        --minimax-mmlu-pro <git dir> --gpt-oss-mmlu-pro <git dir> --r1-mmlu-pro <git dir> [--queue FILE]
 
 Labels come from two places, never from judges.rules: an unambiguous response (one answer statement,
 agreeing with the source's own extraction) is labelled by the plain rules below; every other sampled
@@ -21,8 +22,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from tests.judges.real.sources import (Candidate, gsm_solution_candidates, mathvista_candidates,
-                                      mmlu_pro_candidates, reasoning_trace_candidates, zeroeval_candidates)
+from tests.judges.real.sources import (Candidate, gpt_oss_mmlu_pro_candidates, gsm_solution_candidates,
+                                      mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
+                                      qwen3_mmlu_pro_candidates, r1_distill_mmlu_pro_candidates,
+                                      reasoning_trace_candidates, zeroeval_candidates)
 
 HERE = Path(__file__).parent
 HAND_LABELS = HERE / "hand_labels.jsonl"
@@ -32,18 +35,24 @@ SKIP = "skip"  # a hand label that leaves the response out of the corpus
 # Per (source, model): responses that the plain rules label, and responses that need a person.
 # The reasoning traces are few: every integer-answer one is taken, and all are read by hand.
 PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm8k-paper": 25, "r1-traces": 0,
-                   "mathvista-mc": 28, "mathvista-int": 14}
+                   "mathvista-mc": 28, "mathvista-int": 14, "qwen3-mmlupro": 36,
+                   "minimax-mmlupro": 12, "gptoss-mmlupro": 8, "r1-mmlupro": 10}
 HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100,
-                  "mathvista-mc": 9, "mathvista-int": 4}
+                  "mathvista-mc": 9, "mathvista-int": 4, "qwen3-mmlupro": 5,
+                  "minimax-mmlupro": 3, "gptoss-mmlupro": 3, "r1-mmlupro": 3}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
-                      "mathvista-mc": 0, "mathvista-int": 0}
+                      "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
+                      "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
-SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int")
+SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
+                   "r1-mmlupro")
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
+# A line "Answer: C" or "**Answer:** C. <option text>".
+_ANSWER_LINE = re.compile(r"^\**Answer:?\**:?\s*\**\(?([A-J])\)?(?![A-Za-z0-9])", re.MULTILINE)
 # Base models go on to write a next, made-up few-shot question after answering the real one.
 _NEXT_QUESTION = re.compile(r"\n\s*Question:")
 # An option letter named outside "answer is": "(C)", "\boxed{C}", "option C".
@@ -70,6 +79,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
     """
     if c.id.startswith("mathvista-"):
         return _mathvista_plain(c)
+    if c.id.startswith(("qwen3-mmlupro:", "r1-mmlupro:")):
+        return _thinking_plain(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -120,9 +131,26 @@ def _mathvista_plain(c: Candidate) -> tuple[str, Any, str | None]:
     return "hard", None, None
 
 
+def _thinking_plain(c: Candidate) -> tuple[str, Any, str | None]:
+    """A thinking model: plain when the text after its last `</think>` holds "answer is (X)" statements
+    (and, for the R1 distills, whose own script also reads them, "Answer: X" lines) that all name one
+    letter, equal to the source's own extraction; a response still thinking when it stops, or any other,
+    is read by a person. A run whose thinking was skipped has no `</think>`: all of it is the answer."""
+    cut = c.response.rfind("</think>")
+    if cut < 0 and c.reasoning_model:
+        return "hard", None, None
+    said = {m.group(1) for m in _ANSWER_IS.finditer(c.response, max(cut, 0))}
+    if c.id.startswith("r1-mmlupro:"):
+        said |= {m.group(1) for m in _ANSWER_LINE.finditer(c.response, max(cut, 0))}
+    if len(said) == 1 and c.hint in said and c.hint in (c.letters or []):
+        return "plain", c.hint, None
+    return "hard", None, None
+
+
 def _stratum(c: Candidate) -> str:
     prefix = c.id.split(":", 1)[0]
-    return f"{prefix}:{c.model}"
+    subset = c.extra.get("subset")  # one stratum per source file where a model has several
+    return f"{prefix}:{c.model}" + (f":{subset}" if subset else "")
 
 
 def _rank(key: str) -> str:
@@ -203,11 +231,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--gsm8k", type=Path, required=True, help="git dir of openai/grade-school-math")
     ap.add_argument("--traces", type=Path, required=True, help="git dir of markyx316/LLM-Reasoning-Trace-Topology")
     ap.add_argument("--mathvista", type=Path, required=True, help="git dir of lupantech/MathVista")
+    ap.add_argument("--qwen3-mmlu-pro", type=Path, required=True, help="git dir of okuvshynov/MMLU-Pro")
+    ap.add_argument("--minimax-mmlu-pro", type=Path, required=True, help="git dir of shihanqu/MMLU-Pro")
+    ap.add_argument("--gpt-oss-mmlu-pro", type=Path, required=True, help="git dir of yash-vardhansingh/MMLU-PRO")
+    ap.add_argument("--r1-mmlu-pro", type=Path, required=True, help="git dir of HAOTIAN89/MMLU-Pro")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
                   *gsm_solution_candidates(args.gsm8k), *reasoning_trace_candidates(args.traces),
-                  *mathvista_candidates(args.mathvista)]
+                  *mathvista_candidates(args.mathvista), *qwen3_mmlu_pro_candidates(args.qwen3_mmlu_pro),
+                  *minimax_mmlu_pro_candidates(args.minimax_mmlu_pro),
+                  *gpt_oss_mmlu_pro_candidates(args.gpt_oss_mmlu_pro), *r1_distill_mmlu_pro_candidates(args.r1_mmlu_pro)]
     chosen = select(candidates)
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []

@@ -252,3 +252,137 @@ def mathvista_candidates(repo: Path) -> Iterator[Candidate]:
                 yield Candidate(id=f"mathvista-int:{model}:{pid}", shape="aime",
                                 asked_format='zero-shot, "requiring an integer answer and provide the final value, e.g., 1, 2, 3, at the end"',
                                 **common)
+
+
+# --- Forks of TIGER-AI-Lab/MMLU-Pro (Apache-2.0, like the original) whose owners committed the answers of
+# thinking models. Each file is the MMLU-Pro evaluation script's JSON list (question, options, the script's
+# own extraction `pred`, the response `model_outputs`); a file is read at the last commit that holds it.
+
+
+@dataclass(frozen=True)
+class ForkFile:
+    """One result file of an MMLU-Pro fork: where it is and which model wrote it."""
+
+    commit: str
+    path: str
+    subject: str  # the MMLU-Pro category; rows of another category in the same file are skipped
+    model: str
+    family: str
+    reasoning_model: bool
+
+
+def mmlu_pro_fork_candidates(repo: Path, repo_name: str, prefix: str, files: tuple[ForkFile, ...],
+                             asked_format: str) -> Iterator[Candidate]:
+    for f in files:
+        rows = json.loads(_git(repo, "show", f"{f.commit}:{f.path}"))
+        for i, row in enumerate(rows):
+            if row.get("category", f.subject) != f.subject:
+                continue  # some scripts append every subject to one file; each is read from its own
+            options = row["options"] if isinstance(row["options"], list) else ast.literal_eval(row["options"])
+            text, dropped = capped(str(row.get("model_outputs") or ""))
+            yield Candidate(
+                id=f"{prefix}:{f.model}:{f.subject}:{row['question_id']}", shape="gpqa", response=text,
+                model=f.model, family=f.family, reasoning_model=f.reasoning_model,
+                source={"repo": repo_name, "path": f.path, "commit": f.commit, "index": i,
+                        "license": "Apache-2.0 (repository); MMLU-Pro data MIT"},
+                letters=[chr(65 + k) for k in range(len(options))], choices=[str(o) for o in options],
+                hint=row.get("pred"), asked_format=asked_format,
+                extra={"dropped_chars": dropped, "subset": f.subject})
+
+
+# okuvshynov/MMLU-Pro: Qwen3-30B-A3B (a Q6_K_XL GGUF under llama.cpp), 5-shot, thinking on; some runs put a
+# positive logit bias on `</think>` that ends the thinking early; later commits removed most result files.
+QWEN3_MMLU_REPO = "okuvshynov/MMLU-Pro"
+_QWEN3_DIR = "eval_results/Qwen3-30B-A3B-UD-Q6_K_XL_think_bias_"
+
+
+def _qwen3(commit: str, path: str, subject: str, bias: int | None) -> ForkFile:
+    if bias is None:
+        return ForkFile(commit, path, subject, "Qwen3-30B-A3B (thinking off)", "Qwen3", False)
+    return ForkFile(commit, path, subject, f"Qwen3-30B-A3B (thinking, </think> bias +{bias})", "Qwen3", True)
+
+
+QWEN3_MMLU_FILES = (
+    _qwen3("e65e1d0642944cb932469ebb3497811f97386f36", f"{_QWEN3_DIR}0/business_result.json", "business", 0),
+    _qwen3("0e07b7a65f56cc67ec1d732b52f1e544ccbfa4b8", f"{_QWEN3_DIR}0/law_result.json", "law", 0),
+    _qwen3("0e07b7a65f56cc67ec1d732b52f1e544ccbfa4b8", f"{_QWEN3_DIR}0/math_result.json", "math", 0),
+    _qwen3("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b", f"{_QWEN3_DIR}0/psychology_result.json", "psychology", 0),
+    _qwen3("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b", f"{_QWEN3_DIR}17/psychology_result.json", "psychology", 17),
+    _qwen3("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b", f"{_QWEN3_DIR}18/psychology_result.json", "psychology", 18),
+    _qwen3("011a98d0086f4da252d4bbbed382c8ecfa3a4d5b", f"{_QWEN3_DIR}19/psychology_result.json", "psychology", 19),
+    _qwen3("e34546eb542039c1b89fd6746eb4659ca16112e6", f"{_QWEN3_DIR}21/psychology_result.json", "psychology", 21),
+    _qwen3("cdd1b372b0dea3903980ad9e98bcdc70ef16f2fa", "think_data/cs_think.json", "computer science", 0),
+    _qwen3("cdd1b372b0dea3903980ad9e98bcdc70ef16f2fa", "think_data/cs_think_bias_19.json", "computer science", 19),
+    _qwen3("cdd1b372b0dea3903980ad9e98bcdc70ef16f2fa", "think_data/cs_nothink.json", "computer science", None),
+)
+
+
+def qwen3_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    """Qwen3-30B-A3B's MMLU-Pro answers with the thinking in the response (`<think>...</think>`)."""
+    return mmlu_pro_fork_candidates(
+        repo, QWEN3_MMLU_REPO, "qwen3-mmlupro", QWEN3_MMLU_FILES,
+        '5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt), thinking model')
+
+
+# shihanqu/MMLU-Pro: MiniMax-M2.5 (NVFP4) on all of MMLU-Pro through a server that kept its thinking out.
+MINIMAX_MMLU_REPO = "shihanqu/MMLU-Pro"
+MINIMAX_MMLU_COMMIT = "d4af6a7af01e3a3189a90d047e9fb6f60bd3cfc1"
+MINIMAX_MMLU_SUBJECTS = ("biology", "business", "chemistry", "computer science", "economics", "engineering",
+                         "health", "history", "law", "math", "other", "philosophy", "physics", "psychology")
+
+
+def minimax_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    files = tuple(ForkFile(MINIMAX_MMLU_COMMIT, f"eval_results/minimax-m2.5-nvfp4-32768/{s}_result.json", s,
+                           "MiniMax-M2.5 (NVFP4)", "MiniMax", True) for s in MINIMAX_MMLU_SUBJECTS)
+    return mmlu_pro_fork_candidates(
+        repo, MINIMAX_MMLU_REPO, "minimax-mmlupro", files,
+        '5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt); thinking hidden by the server')
+
+
+# yash-vardhansingh/MMLU-PRO: OpenAI's gpt-oss-120b ("eval_results_fast", the script's default model) and
+# gpt-oss-20b under vLLM, which returns the final answer without the reasoning; 512 new tokens at most.
+GPT_OSS_MMLU_REPO = "yash-vardhansingh/MMLU-PRO"
+GPT_OSS_MMLU_COMMIT = "6116a83b039e132b8d1edb840168452f32321fe6"
+# The script appends every subject it runs to the file it was started with, so a file can hold several.
+GPT_OSS_MMLU_FILES = tuple(
+    ForkFile(GPT_OSS_MMLU_COMMIT, f"{folder}/{file}_result.json", subject, model, "gpt-oss", True)
+    for folder, model, pairs in (
+        ("eval_results_fast", "gpt-oss-120b", (("biology", "biology"), ("business", "business"),
+                                               ("computer science", "computer science"), ("law", "law"),
+                                               ("math", "math"), ("psychology", "psychology"))),
+        ("eval_results_fast_20b", "gpt-oss-20b", (("biology", "biology"), ("business", "business"),
+                                                  ("law", "law"), ("psychology", "psychology"))))
+    for file, subject in pairs)
+
+
+def gpt_oss_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    return mmlu_pro_fork_candidates(
+        repo, GPT_OSS_MMLU_REPO, "gptoss-mmlupro", GPT_OSS_MMLU_FILES,
+        'few-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt); reasoning hidden by the server')
+
+
+# HAOTIAN89/MMLU-Pro: DeepSeek-R1-Distill-Qwen-1.5B/7B and AdaptThink-1.5B/7B (R1 distills trained to skip
+# thinking on easy questions) zero-shot under vLLM; the prompt opens `<think>` itself, so a response holds
+# the thinking and `</think>`; the "nothinking" runs were given an already closed thinking block.
+R1_MMLU_REPO = "HAOTIAN89/MMLU-Pro"
+R1_MMLU_COMMIT = "b735c4e06fa2ba97926f88c18dafa5cf78af6429"
+R1_MMLU_RUNS = (
+    ("AdaptThink-1.5B-delta0.05", "AdaptThink-1.5B", True, ("computer science", "history", "philosophy")),
+    ("AdaptThink-7B-delta0.05", "AdaptThink-7B", True, ("computer science", "history", "philosophy")),
+    ("DeepSeek-R1-Distill-Qwen-1.5B", "DeepSeek-R1-Distill-Qwen-1.5B", True, ("history", "philosophy")),
+    ("DeepSeek-R1-Distill-Qwen-7B", "DeepSeek-R1-Distill-Qwen-7B", True, ("history", "philosophy")),
+    ("DeepSeek-R1-Distill-Qwen-1.5B-nothinking", "DeepSeek-R1-Distill-Qwen-1.5B (thinking skipped)", False,
+     ("business", "health")),
+    ("DeepSeek-R1-Distill-Qwen-7B-nothinking", "DeepSeek-R1-Distill-Qwen-7B (thinking skipped)", False,
+     ("engineering", "law", "math")),
+)
+R1_MMLU_FILES = tuple(
+    ForkFile(R1_MMLU_COMMIT, f"eval_results/{folder}/CoT/all/{subject}.json", subject, model, "DeepSeek-R1",
+             reasoning)
+    for folder, model, reasoning, subjects in R1_MMLU_RUNS for subject in subjects)
+
+
+def r1_distill_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    return mmlu_pro_fork_candidates(
+        repo, R1_MMLU_REPO, "r1-mmlupro", R1_MMLU_FILES,
+        'zero-shot, "finish your answer with \\"the answer is (X)\\""; thinking model, <think> opened by the prompt')
