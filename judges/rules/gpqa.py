@@ -17,7 +17,9 @@ from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
 from judges.rules.vocabulary import (ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART,
                                     alternation)
 from judges.rules.gpqa_plain import closing_bracket, closing_predicate, label_with_own_text, yes_no_opening
+from judges.rules.answer_hedges import hedge_around
 from judges.rules.outside_label import label_outside_choices
+from judges.rules.thinking import closed_thinking, unsettled
 from judges.rules.unanswered import asks_for_the_question
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
                                       quotes_own_option)
@@ -466,13 +468,15 @@ class ReadFailed(Exception):
 
 
 def read_letter(response: str, letters: tuple[str, ...] = DEFAULT_LETTERS,
-                options: list[str] | None = None, deadline: Deadline | None = None) -> GpqaReading:
+                options: list[str] | None = None, deadline: Deadline | None = None,
+                cut_off: bool = False) -> GpqaReading:
     """The last committed answer letter in a response, or None (no answer, hedged or ambiguous).
 
+    cut_off: the response hit the token limit with no thinking split off (judges/rules/thinking.py).
     Raises ReadFailed when the deadline (default: TIME_LIMIT_S from now) passes first.
     """
     try:
-        return _read_letter(response, tuple(letters), options, deadline or Deadline(TIME_LIMIT_S))
+        return _read_letter(response, tuple(letters), options, deadline or Deadline(TIME_LIMIT_S), cut_off)
     except SampleTimeout as exc:
         raise ReadFailed(str(exc)) from exc
 
@@ -551,7 +555,7 @@ def _several_questions(text: str, answered: list[tuple[int, str]]) -> str | None
 
 
 def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | None,
-                 deadline: Deadline) -> GpqaReading:
+                 deadline: Deadline, cut_off: bool = False) -> GpqaReading:
     text, think_open = committed_text(response)
     text = _before_summary_of_answers(_before_invented_question(_normalise(text)))
     bare_line, bare_whole = _bare_patterns(letters)
@@ -571,8 +575,11 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     if rejected and (best is None or rejected[0] > best[0]):
         # The last committed letter is outside the choice set: no valid answer, not an earlier one.
         return GpqaReading(None, None, f"letter {rejected[1]} is not a choice")
+    thinking_cut = cut_off and not closed_thinking(response)
     if best is None:
         deadline.check("reading the answer")
+        if thinking_cut:
+            return GpqaReading(None, None, "cut off before settling on a letter")
         outside = label_outside_choices(text, valid)
         if outside:
             return GpqaReading(None, None, f"letter {outside} is not a choice")
@@ -588,6 +595,11 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     deadline.check("reading the answer")
     if retracted_after(text, end):
         return GpqaReading(None, None, f"answer {letter} retracted afterwards")
+    hedge = hedge_around(text, start, end, letter, valid)
+    if hedge:
+        return GpqaReading(None, None, f"hedged between {hedge}")
+    if thinking_cut and unsettled(text, start, end):
+        return GpqaReading(None, None, f"cut off while still weighing {letter}")
     if _NON_ANSWER_RE.search(text, end):
         return GpqaReading(None, None, f"says no option is the answer after giving {letter}")
     if asks_for_the_question(text, end):
