@@ -18,4 +18,4 @@ _ASKS_FOR_IT_RE = re.compile(
 
 def asks_for_the_question(text: str, after: int) -> bool:
     """Whether the text after position `after` says the question was incomplete and asks for it (both)."""
-    return _INCOMPLETE_RE.search(text, after) is not None and _ASKS_FOR_IT_RE.search(text, after) is not None
+    return _ASKS_FOR_IT_RE.search(text, after) is not None and _INCOMPLETE_RE.search(text, after) is not None
