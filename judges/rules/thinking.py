@@ -16,11 +16,15 @@ from judges.rules.gpqa_leadins import sentence_before
 _TENTATIVE_RE = re.compile(
     r"\b(?:perhaps|maybe|likely|probably|possibly|might|guess|not\s+(?:sure|certain)|i\s+think|i\s+believe)\b",
     re.IGNORECASE)
-# Words that open a sentence reconsidering what came before; searched word-first (no leading spaces in the
-# pattern), the sentence start is checked in Python.
+# Words that open a sentence reconsidering what came before (not "But"/"However" alone, which explanations
+# use); searched word-first (no leading spaces in the pattern), the sentence start is checked in Python.
 _RECONSIDER_RE = re.compile(
-    r"\b(?:wait|but|alternatively|hmm+|however|maybe|perhaps|actually|let\s+me|on\s+second\s+thought|no,)",
+    r"\b(?:wait|hmm+|alternatively|actually|on\s+second\s+thought|let\s+me|no,|but\s+(?:wait|maybe|perhaps|actually))",
     re.IGNORECASE)
+# Another letter offered as a guess later on: "so maybe it's D", "perhaps the answer is (B)".
+_GUESSED_LETTER_RE = re.compile(
+    r"\b(?i:maybe|perhaps|probably|possibly|likely)[ \t]+(?:(?i:it's|it’s|it\s+is|the\s+answer\s+is|option|choice)[ \t]+)?"
+    r"\(?(?P<letter>[A-Z])(?![A-Za-z0-9])")
 _SENTENCE_ENDS = ".!?:;\n"
 _AFTER_SENTENCE_REACH = 200  # how far the rest of the letter's own sentence may run
 
@@ -38,7 +42,7 @@ def _opens_sentence(text: str, k: int) -> bool:
 
 def unsettled(text: str, start: int, end: int) -> bool:
     """Whether the letter at start..end is a guess or is questioned later: the sentence it is in is tentative,
-    or a later sentence opens by reconsidering ("Wait", "But", "Alternatively")."""
+    a later sentence opens by reconsidering ("Wait", "Alternatively", "But maybe"), or a later one guesses a letter."""
     own_end = end
     for own_end in range(end, min(len(text), end + _AFTER_SENTENCE_REACH)):
         if text[own_end] in ".!?\n" and (own_end + 1 == len(text) or text[own_end + 1].isspace()):
@@ -48,4 +52,4 @@ def unsettled(text: str, start: int, end: int) -> bool:
     for m in _RECONSIDER_RE.finditer(text, own_end):
         if _opens_sentence(text, m.start()):
             return True
-    return False
+    return _GUESSED_LETTER_RE.search(text, own_end) is not None

@@ -58,6 +58,8 @@ CUT_OFF = {
     # settled before the limit: a letter stated and not questioned stays read
     "settled": ("Revenue peaks where 380 - 2P = 0, so P = 190.\n\nThe answer is (H).\n\nTo summarise the "
                 "steps: the demand falls by one truck per dollar, so the revenue", "H"),
+    "settled-then-explained": ("**Answer: H**\n\nThe revenue peaks at P = 190. However, option G ($215) is what "
+                               "a fixed demand would give. But demand falls as", "H"),
     # a response that closed its thinking is read as usual, cut off or not
     "closed-then-cut": ("Maybe C, maybe H.</think>\n\nThe answer is (H). Perhaps C would also", "H"),
 }
