@@ -6,6 +6,8 @@
 correct: the reader's answer equals the label (or both are none); wrong: a different letter or integer
 (a silent wrong answer); miss: no answer where the label has one; false: an answer where the label is none;
 error: the reader raised or passed its time limit.
+A record of a model that writes its thinking into the response and never closed it is read as cut off
+(gpqa.read_letter(..., cut_off=True)), what the grade stage learns from finish_reason "length".
 """
 from __future__ import annotations
 
