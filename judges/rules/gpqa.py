@@ -17,6 +17,10 @@ from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
 from judges.rules.vocabulary import (ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART,
                                     alternation)
 from judges.rules.gpqa_plain import closing_bracket, closing_predicate, label_with_own_text, yes_no_opening
+from judges.rules.answer_hedges import hedge_around
+from judges.rules.outside_label import label_outside_choices
+from judges.rules.thinking import closed_thinking, unsettled
+from judges.rules.unanswered import asks_for_the_question
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
                                       quotes_own_option)
 
@@ -464,13 +468,15 @@ class ReadFailed(Exception):
 
 
 def read_letter(response: str, letters: tuple[str, ...] = DEFAULT_LETTERS,
-                options: list[str] | None = None, deadline: Deadline | None = None) -> GpqaReading:
+                options: list[str] | None = None, deadline: Deadline | None = None,
+                cut_off: bool = False) -> GpqaReading:
     """The last committed answer letter in a response, or None (no answer, hedged or ambiguous).
 
+    cut_off: the response hit the token limit with no thinking split off (judges/rules/thinking.py).
     Raises ReadFailed when the deadline (default: TIME_LIMIT_S from now) passes first.
     """
     try:
-        return _read_letter(response, tuple(letters), options, deadline or Deadline(TIME_LIMIT_S))
+        return _read_letter(response, tuple(letters), options, deadline or Deadline(TIME_LIMIT_S), cut_off)
     except SampleTimeout as exc:
         raise ReadFailed(str(exc)) from exc
 
@@ -530,16 +536,14 @@ _NON_ANSWER_RE = re.compile(
 _LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*(?:,[ \t]*)?(?:and[ \t]+|&[ \t]*)?\(?$")
 # A sub-question's label opening a line or sentence: "(a)", "b)", "(ii)".
 _PART_LABEL_RE = re.compile(r"(?:^|(?<=[.:]\s))[ \t*_]*\(?(?:[a-f]|i{1,3}|iv|v|vi)\)[ \t]", re.MULTILINE)
-MIN_DISTINCT_ANSWERS = 3  # "The answer is (X)" with this many letters answers several questions, not one
-ANSWER_BLOCK_GAP = 300  # characters between the last two of them when they are one block of answer lines
 
 
 def _several_questions(text: str, answered: list[tuple[int, str]]) -> str | None:
-    """The letters, when the response answers several questions ("(a) ... The answer is (D). (b) ... (B).").
+    """The letters, when the response answers the parts of one question ("(a) ... The answer is (D). (b) ... (B).").
 
-    Either two different "answer is" letters with a sub-question label between them, or three or more
-    different letters where the first and the last differ (a chat model that answers, re-answers the
-    prompt's worked examples and ends on its first answer again has answered the question asked).
+    Two different "answer is" letters with a sub-question label between them. Answers to several whole
+    questions (a few-shot prompt's worked examples answered again, the question asked last) are not this:
+    the last statement is read, as for any answer restated or revised (docs/grading.md).
     """
     letters = [letter for _, letter in answered]
     if len(set(letters)) < 2:
@@ -547,18 +551,11 @@ def _several_questions(text: str, answered: list[tuple[int, str]]) -> str | None
     for (p0, a), (p1, b) in zip(answered, answered[1:]):
         if a != b and _PART_LABEL_RE.search(text, p0, p1):
             return ", ".join(letters)
-    # Only the last block of answer lines counts: an answer worked out at length after a block stands.
-    first = len(answered) - 1
-    while first > 0 and answered[first][0] - answered[first - 1][0] <= ANSWER_BLOCK_GAP:
-        first -= 1
-    block = letters[first:]
-    if len(set(block)) >= MIN_DISTINCT_ANSWERS and block[0] != block[-1]:
-        return ", ".join(block)
     return None
 
 
 def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | None,
-                 deadline: Deadline) -> GpqaReading:
+                 deadline: Deadline, cut_off: bool = False) -> GpqaReading:
     text, think_open = committed_text(response)
     text = _before_summary_of_answers(_before_invented_question(_normalise(text)))
     bare_line, bare_whole = _bare_patterns(letters)
@@ -578,8 +575,14 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     if rejected and (best is None or rejected[0] > best[0]):
         # The last committed letter is outside the choice set: no valid answer, not an earlier one.
         return GpqaReading(None, None, f"letter {rejected[1]} is not a choice")
+    thinking_cut = cut_off and not closed_thinking(response)
     if best is None:
         deadline.check("reading the answer")
+        if thinking_cut:
+            return GpqaReading(None, None, "cut off before settling on a letter")
+        outside = label_outside_choices(text, valid)
+        if outside:
+            return GpqaReading(None, None, f"letter {outside} is not a choice")
         letter = _read_option_text(text, lower_same_length(text), letters, options) if options else None
         if letter:
             return GpqaReading(letter, "option text")
@@ -592,8 +595,15 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     deadline.check("reading the answer")
     if retracted_after(text, end):
         return GpqaReading(None, None, f"answer {letter} retracted afterwards")
+    hedge = hedge_around(text, start, end, letter, valid)
+    if hedge:
+        return GpqaReading(None, None, f"hedged between {hedge}")
+    if thinking_cut and unsettled(text, start, end):
+        return GpqaReading(None, None, f"cut off while still weighing {letter}")
     if _NON_ANSWER_RE.search(text, end):
         return GpqaReading(None, None, f"says no option is the answer after giving {letter}")
+    if asks_for_the_question(text, end):
+        return GpqaReading(None, None, f"says the question asked reached it incomplete after giving {letter}")
     listed = _LISTED_BEFORE_RE.search(text, max(0, start - 16), start)
     if listed and listed.group("other") in valid and listed.group("other") != letter:
         # "The correct options are (D), (E), and (G).": several letters given together, no single answer

@@ -68,7 +68,10 @@ class RulesJudge(Judge):
         # letter quoted with another option's text; old records without meta["choices"] use the prompt.
         options = options_for_record(record.meta, record.messages, letters)
         try:
-            reading = gpqa.read_letter(record.response or "", letters, options)  # within gpqa.TIME_LIMIT_S
+            # A response that hit the token limit with no thinking split off may end inside thinking the
+            # chat template opened: only a settled letter counts then (judges/rules/thinking.py).
+            reading = gpqa.read_letter(record.response or "", letters, options,  # within gpqa.TIME_LIMIT_S
+                                       cut_off=record.finish_reason == "length" and record.reasoning is None)
         except gpqa.ReadFailed as exc:
             return Verdict(None, None, "judge_error", {"error": str(exc)})
         if reading.ambiguous:

@@ -44,7 +44,8 @@ CASES = {
     "this-is-option": ("Cells need carbon, nitrogen and water. This is option C.", "C"),
     # several questions answered, or no option taken after all
     "sub-questions": ("(a) x = 2. The answer is (A).\n(b) y = 3. The answer is (B).", None),
-    "block-of-answers": ("The answer is (A)\nThe answer is (C)\nThe answer is (B)\nThe answer is (D)", None),
+    # answers to several whole questions, the asked one last (few-shot examples answered again): the last
+    "block-of-answers": ("The answer is (A)\nThe answer is (C)\nThe answer is (B)\nThe answer is (D)", "D"),
     "block-ends-on-first": ("The answer is (A)\nThe answer is (C)\nThe answer is (B)\nThe answer is (A)", "A"),
     "none-after-letter": ("The closest answer is (B). Rechecking gives 12.2. None of the options match this value.",
                           None),

@@ -6,6 +6,8 @@
 correct: the reader's answer equals the label (or both are none); wrong: a different letter or integer
 (a silent wrong answer); miss: no answer where the label has one; false: an answer where the label is none;
 error: the reader raised or passed its time limit.
+A record of a model that writes its thinking into the response and never closed it is read as cut off
+(gpqa.read_letter(..., cut_off=True)), what the grade stage learns from finish_reason "length".
 """
 from __future__ import annotations
 
@@ -39,10 +41,17 @@ def load(split: str) -> list[dict[str, Any]]:
     return rows
 
 
+def cut_off_in_thinking(rec: dict[str, Any]) -> bool:
+    """What the grade stage learns from finish_reason "length", which the sources do not keep: a model that
+    writes its thinking into the response and never closed it was stopped by the token limit."""
+    return bool(rec.get("reasoning_model")) and "hidden" not in rec["asked_format"] and "</think" not in rec["response"]
+
+
 def read(rec: dict[str, Any]) -> Any:
     """What the rules reader takes from the response: a letter, an integer, or None."""
     if rec["shape"] == "gpqa":
-        reading = gpqa.read_letter(rec["response"], tuple(rec["letters"]), rec.get("choices"))
+        reading = gpqa.read_letter(rec["response"], tuple(rec["letters"]), rec.get("choices"),
+                                   cut_off=cut_off_in_thinking(rec))
         return None if reading.ambiguous else reading.letter
     # An AIME answer is an integer: answer text with no integer value counts as no answer.
     return aime.read_aime(rec["response"]).value
