@@ -45,7 +45,8 @@ Layers, bottom up (one concept per file):
                      stream still in flight with an error naming the shutdown
   ranks.py           the rank layer under torchrun: launch environment, backends (gloo / NCCL / HCCL), device
                      per rank, compute and control groups with their timeouts, check_parallel (tp/ep rules),
-                     call(runner, method, *args) from rank 0 and the workers' serve_calls loop
+                     call(runner, method, *args) from rank 0, the workers' serve_calls loop, and leave (the
+                     teardown that joins the groups' threads before the interpreter exits)
   tensor_parallel.py ParallelRunner: every rank's runner under --tp/--ep, rank 0's steps go through call
   dp_attention.py    DPAttentionRunner: DP attention under expert parallelism (--ep N --dp-attention):
                      attention per rank for its own requests, routed experts fed every rank's tokens

@@ -25,6 +25,7 @@ def run_worker(device: str | None = None, threads: int | None = None, timeout_s:
     group = join_parallel(launched().world_size, dev, timeout_s)
     hello: Hello | None = group.receive()
     if hello is None:
+        group.leave()
         return 0
     set_threads(threads, dev)
     dtype = DTYPES[hello.dtype]

@@ -10,9 +10,18 @@ sockets, which ends a pending wait at once on the others.
 Rank 0 drives: `call(runner, method, *args)` sends (method, args) to every other rank, then runs the
 method itself; `serve_calls` is the other ranks' loop, `getattr(runner, method)(*args)` until rank 0 says
 stop (nano-vllm's pattern). torch is imported on first use, so the CLI's flag checks stay cheap.
+
+Teardown (`ParallelGroup.leave`; every rank, on success and on failure, and at exit for a rank that never got
+there): a barrier on the control group while the peers are alive, then destroy the control group, then the
+default one, and drop this process's last references to them, so that their gloo threads are joined there and
+then. destroy_process_group alone leaves a group's threads running while anything holds the group; one that
+frees its last work (the final barrier holds the stop message's tensors) after the interpreter has begun to
+finalize needs the GIL, Python ends it with pthread_exit, and the process aborts with "terminate called without
+an active exception" (seen on loaded machines, where that thread lags behind the main one).
 """
 from __future__ import annotations
 
+import atexit
 import os
 from dataclasses import dataclass
 from datetime import timedelta
@@ -122,7 +131,8 @@ def join_world(device: str, timeout_s: float | None = None) -> None:
 
 
 def leave_world() -> None:
-    """Tear the default process group down (every rank, once its last collective is through)."""
+    """Tear the default process group down (every rank, once its last collective is through); the caller drops its
+    own references to the groups first (ParallelGroup.leave), so that their threads are joined here."""
     dist = _dist()
     if dist.is_initialized():
         dist.destroy_process_group()
@@ -194,11 +204,26 @@ class ParallelGroup:
         except RuntimeError as exc:  # gloo/NCCL: a peer died, or a collective passed --dist-timeout
             raise step_failure(self.rank, exc) from exc
 
-    def leave(self) -> None:
-        """Every rank, once the last message is through: wait for all, then tear the groups down (a rank that
-        tore down while a peer still read from it would abort the process)."""
-        self.barrier()
-        leave_world()
+    @property
+    def joined(self) -> bool:
+        """Whether this rank still holds its groups (until leave)."""
+        return self.control is not None
+
+    def leave(self, wait: bool = True) -> None:
+        """Every rank, once the last message is through: wait for all (`wait`; False when a peer is gone), then
+        destroy the groups, newest first, and drop them, so that their threads end now (see the module doc).
+        Idempotent; the groups are gone even when the barrier fails."""
+        if not self.joined:
+            return
+        try:
+            if wait:
+                self.barrier()
+        finally:
+            control, self.control, self.compute = self.control, None, None
+            if _dist().is_initialized():  # else every group is gone already
+                _dist().destroy_process_group(control)
+            del control  # the last reference: the control group's threads are joined here
+            leave_world()
 
 
 def join_parallel(size: int, device: torch.device, timeout_s: float, mode: str = "tp") -> ParallelGroup:
@@ -208,7 +233,10 @@ def join_parallel(size: int, device: torch.device, timeout_s: float, mode: str =
     backend_for(device.type)  # a clear error before any group forms
     join_world(device.type, timeout_s)
     control = dist.new_group(backend="gloo", timeout=IDLE_TIMEOUT)
-    return ParallelGroup(rank=dist.get_rank(), size=dist.get_world_size(), compute=dist.group.WORLD, control=control)
+    group = ParallelGroup(rank=dist.get_rank(), size=dist.get_world_size(), compute=dist.group.WORLD, control=control)
+    # A rank that never reaches leave (an error, an engine never closed) leaves before the interpreter finalizes.
+    atexit.register(group.leave, wait=False)
+    return group
 
 
 def step_failure(rank: int, exc: BaseException) -> EngineError:
@@ -218,12 +246,16 @@ def step_failure(rank: int, exc: BaseException) -> EngineError:
 
 
 def serve_calls(group: ParallelGroup, runner: object) -> int:
-    """A rank other than 0: run each call rank 0 makes on this rank's runner until it sends None."""
-    while (call := group.receive()) is not None:
-        method, args = call
-        try:
-            getattr(runner, method)(*args)
-        except Exception as exc:  # whatever ends a worker's step ends the worker, naming its rank
-            raise step_failure(group.rank, exc) from exc
+    """A rank other than 0: run each call rank 0 makes on this rank's runner until it sends None, then leave."""
+    try:
+        while (call := group.receive()) is not None:
+            method, args = call
+            try:
+                getattr(runner, method)(*args)
+            except Exception as exc:  # whatever ends a worker's step ends the worker, naming its rank
+                raise step_failure(group.rank, exc) from exc
+    except BaseException:
+        group.leave(wait=False)  # a peer is gone or this rank failed: no barrier, but no group left for exit
+        raise
     group.leave()
     return 0

@@ -63,14 +63,14 @@ class ParallelRunner(ModelRunner):
         return self.call("logits_shard", rows)
 
     def close(self) -> None:
-        """Tell the other ranks to leave their loop (idempotent)."""
+        """Tell the other ranks to leave their loop, then leave with them (idempotent)."""
         if not self.closed:
             self.closed = True
             try:
                 self.group.send(None)
                 self.group.leave()
-            except RuntimeError:
-                pass  # a peer is already gone: the step that found out has reported it
+            except RuntimeError:  # a peer is already gone: the step that found out has reported it
+                self.group.leave(wait=False)
 
     # ---- every rank ---------------------------------------------------------------------------------
     def forward_shard(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata,

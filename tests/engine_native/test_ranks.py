@@ -6,12 +6,14 @@ import json
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
 from engine.base import EngineError
-from engine.native.ranks import (ParallelError, backend_for, check_parallel, launched, rank_device_name,
-                                 serve_calls)
+from engine.native import ranks
+from engine.native.ranks import (ParallelError, ParallelGroup, backend_for, check_parallel, launched,
+                                 rank_device_name, serve_calls)
 from tests.engine_native.test_tensor_parallel import ROOT, _free_port
 
 
@@ -80,32 +82,107 @@ class _Inbox:
     rank = 1
 
     def __init__(self, messages):
-        self.messages, self.left = list(messages), False
+        self.messages, self.left = list(messages), None
 
     def receive(self):
-        return self.messages.pop(0)
+        message = self.messages.pop(0)
+        if isinstance(message, Exception):
+            raise message
+        return message
 
-    def leave(self):
-        self.left = True
+    def leave(self, wait=True):
+        self.left = "after a barrier" if wait else "without waiting"
 
 
 def test_a_worker_runs_each_call_by_name_until_rank_0_says_stop():
     runner, inbox = _Recorder(), _Inbox([("add", (1, 2)), ("add", ("x", None)), None, ("add", (9, 9))])
     assert serve_calls(inbox, runner) == 0
-    assert runner.log == [("add", 1, 2), ("add", "x", None)] and inbox.left
+    assert runner.log == [("add", 1, 2), ("add", "x", None)] and inbox.left == "after a barrier"
     assert inbox.messages == [("add", (9, 9))]  # nothing after the stop is read
 
 
-def test_a_failed_call_ends_the_worker_naming_its_rank():
+def test_a_failed_call_ends_the_worker_naming_its_rank_and_its_groups():
     inbox = _Inbox([("fail", ()), None])
     with pytest.raises(EngineError, match=r"tensor parallel rank 1: a step failed \(RuntimeError: connection reset"):
         serve_calls(inbox, _Recorder())
-    assert not inbox.left
+    assert inbox.left == "without waiting"  # no barrier with a peer that may be gone, but no group left at exit
+
+
+def test_a_worker_that_lost_rank_0_leaves_its_groups_without_waiting():
+    inbox = _Inbox([("add", (1, 2)), EngineError("tensor parallel rank 1: lost rank 0")])
+    with pytest.raises(EngineError, match="lost rank 0"):
+        serve_calls(inbox, _Recorder())
+    assert inbox.left == "without waiting"
+
+
+class _FakeDist:
+    """torch.distributed as ParallelGroup.leave sees it: records barriers and destroys."""
+
+    def __init__(self, barrier_error=None):
+        self.calls, self.initialized, self.barrier_error = [], True, barrier_error
+
+    def is_initialized(self):
+        return self.initialized
+
+    def barrier(self, group=None):
+        self.calls.append(("barrier", group))
+        if self.barrier_error:
+            raise self.barrier_error
+
+    def destroy_process_group(self, group=None):
+        self.calls.append(("destroy", group or "default"))
+        self.initialized = self.initialized and group is not None
+
+
+@pytest.mark.parametrize("wait,barrier_error,want", [
+    (True, None, [("barrier", "control"), ("destroy", "control"), ("destroy", "default")]),
+    (False, None, [("destroy", "control"), ("destroy", "default")]),
+    (True, RuntimeError("peer closed"), [("barrier", "control"), ("destroy", "control"), ("destroy", "default")]),
+])
+def test_leave_destroys_the_newest_group_first_and_drops_both_even_when_the_barrier_fails(
+        monkeypatch, wait, barrier_error, want):
+    fake = _FakeDist(barrier_error)
+    monkeypatch.setattr(ranks, "_dist", lambda: fake)
+    group = ParallelGroup(rank=0, size=2, compute="world", control="control")
+    if barrier_error:
+        with pytest.raises(RuntimeError, match="peer closed"):
+            group.leave(wait)
+    else:
+        group.leave(wait)
+    assert fake.calls == want
+    # no reference to either group is left, so nothing keeps their threads alive until the interpreter exits
+    assert group.compute is None and group.control is None and not group.joined
+    group.leave()
+    assert fake.calls == want  # a second leave does nothing
+
+
+class _DeadPeerGroup:
+    def __init__(self):
+        self.left = None
+
+    def send(self, message):
+        raise RuntimeError("Connection closed by peer")
+
+    def leave(self, wait=True):
+        self.left = wait
+
+
+def test_closing_rank_0_after_a_peer_died_still_leaves_its_groups():
+    from engine.native.tensor_parallel import ParallelRunner
+    runner = SimpleNamespace(closed=False, group=_DeadPeerGroup())
+    ParallelRunner.close(runner)
+    assert runner.closed and runner.group.left is False
 
 
 TWO_RANKS = """
-import json, sys, torch
+import json, os, sys, torch
 from engine.native.ranks import join_parallel, launched, serve_calls
+
+def gloo_threads():  # native threads are invisible to `threading`; Linux names them in /proc (None elsewhere)
+    if not os.path.isdir("/proc/self/task"):
+        return None
+    names = (open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task"))
+    return sorted(n for n in names if "gloo" in n)
 
 class Runner:  # what each rank runs; the all-reduce shows that the ranks run every call together
     def __init__(self, group):
@@ -117,13 +194,16 @@ class Runner:  # what each rank runs; the all-reduce shows that the ranks run ev
 
 group = join_parallel(launched().world_size, torch.device("cpu"), timeout_s=60)
 runner = Runner(group)
+before = gloo_threads()
 if launched().is_main:
     got = [group.call(runner, "step", x, 10) for x in (1, 2)]
     group.send(None)
     group.leave()
 else:
     got = serve_calls(group, runner)
-json.dump({"rank": group.rank, "got": got, "log": runner.log}, open(sys.argv[1] + str(group.rank), "w"))
+# `group` (and the runner holding it) are still referenced, as rank 0's engine holds its group until exit
+json.dump({"rank": group.rank, "got": got, "log": runner.log, "gloo_threads": [before, gloo_threads()]},
+          open(sys.argv[1] + str(group.rank), "w"))
 """
 
 
@@ -141,3 +221,7 @@ def test_call_runs_the_method_on_every_rank_with_rank_0_args(tmp_path):
     # each step: x * 10 on rank 0 + (x * 10 + 1) on rank 1, summed on both
     assert zero["got"] == [21.0, 41.0] and one["got"] == 0
     assert zero["log"] == one["log"] == [["step", 1, 10, 21.0], ["step", 2, 10, 41.0]]
+    # after leave no gloo thread is left to finish a work during interpreter exit (which aborts the process)
+    for rank in (zero, one):
+        running, after_leave = rank["gloo_threads"]
+        assert running is None or (running and after_leave == []), rank["gloo_threads"]
