@@ -220,3 +220,21 @@ def test_random_walk_keeps_block_invariants():
     _check_invariants(bm, [])
     assert bm.num_used == 0
     assert all(v > 20 for v in ops.values()), ops  # every kind of event really happened
+
+
+def test_kv_cache_zeroes_exactly_the_queued_blocks():
+    """flush_zeroes clears every queued block (scattered, repeated, in runs) in every layer, and nothing else."""
+    import torch
+    from engine.native.attention import KVCacheSpec
+    from engine.native.kv_cache import KVCache, block_runs
+    assert block_runs([7, 3, 1, 2, 3, 9, 8]) == [(1, 3), (7, 3)]
+    spec = KVCacheSpec(num_layers=2, k_shape=(4, 8), v_shape=None, slot_axis=1)
+    kv = KVCache(spec, budget_bytes=spec.bytes_per_token(torch.float32) * 4 * 12, block_size=4,
+                 dtype=torch.float32, device=torch.device("cpu"))
+    for k, _ in kv.caches:
+        k.fill_(1.0)
+    kv.zero_blocks([5, 2, 3, 9, 3])
+    kv.flush_zeroes()
+    for k, _ in kv.caches:
+        per_block = k.unflatten(1, (kv.num_blocks, 4)).abs().sum(dim=(0, 2, 3))
+        assert [b for b in range(kv.num_blocks) if per_block[b] == 0] == [2, 3, 5, 9]

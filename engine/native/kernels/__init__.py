@@ -30,6 +30,9 @@ SOURCES = [(HERE / "paged_decode.cpp", ["-ffast-math", "-fopenmp"]), (HERE / "ro
            (HERE / "int8_vnni.cpp", [])]
 CFLAGS = ["-O3", "-march=native", "-std=c++17", "-fPIC"]
 SPLIT = 256  # tokens per decode-attention work item in paged_decode.cpp; block sizes must divide it
+# The tiled decode-attention items (same bits, fewer instructions: paged_decode.cpp); HARNESS_DECODE_TILED=0 keeps
+# the row-at-a-time items, for A/B runs.
+DECODE_TILED = os.environ.get("HARNESS_DECODE_TILED", "1") != "0"
 _lock = threading.Lock()
 _state: dict[str, object] = {}
 
@@ -117,7 +120,8 @@ def paged_decode_attention(q: torch.Tensor, kv_cache: torch.Tensor, block_table:
                            block_size: int, scale: float) -> torch.Tensor:
     """q [nd, Hq, D] against each row's context read in place from kv_cache [2*Hkv, slots, D]; returns [nd, Hq*D].
     Call load() first."""
-    return torch.ops.harness_native.paged_decode_attention(q, kv_cache, block_table, lens, block_size, scale)
+    return torch.ops.harness_native.paged_decode_attention(q, kv_cache, block_table, lens, block_size, scale,
+                                                           DECODE_TILED)
 
 
 def rope_and_cache(qkv: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, kv_cache: torch.Tensor,
