@@ -154,3 +154,23 @@ def without_pleasantries(text: str) -> str:
             return body
         text = body[:m.start()]
     return text.rstrip()
+
+
+_OPEN_CLOSE = (("(", ")"), ("{", "}"), ("[", "]"))
+_UNFINISHED_ENDS = tuple("=+-*/^_&\\,({[")
+LONG_LINE_CHARS = 120  # a last line this long that stops without a closing mark was cut off mid-sentence
+_CLOSING_MARKS = tuple(".!?)]}*`\"'$|:”’」。")
+
+
+def ends_unfinished(text: str) -> bool:
+    """Whether the text stops in the middle of something: an expression, a bracket, a math block, or a long line
+    with no closing mark (a response cut off at its token limit). Its last line then states nothing."""
+    body = text.rstrip()
+    line = body[body.rfind("\n") + 1:]
+    if body.endswith(_UNFINISHED_ENDS) or line.count("$") % 2:
+        return True
+    if any(line.count(o) > line.count(c) for o, c in _OPEN_CLOSE):
+        return True
+    if body.count("\\begin{") > body.count("\\end{") or body.rfind("\\[") > body.rfind("\\]") or body.count("$$") % 2:
+        return True  # inside a display block
+    return len(line) > LONG_LINE_CHARS and not line.endswith(_CLOSING_MARKS)

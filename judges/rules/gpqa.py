@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from itertools import islice
 
 from judges.rules.deadline import Deadline, SampleTimeout
-from judges.rules.extract import (boxed_from_last, committed_text, finditer_from_last, lower_same_length,
-                                  retracted_after)
-from judges.rules.gpqa_leadins import (LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
+from judges.rules.extract import (boxed_from_last, committed_text, ends_unfinished, finditer_from_last,
+                                  lower_same_length, retracted_after)
+from judges.rules.gpqa_leadins import (LABEL_LINE_RE, LABEL_TAIL_CHARS, LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
                                       negated, parenthesised, sentence_before, verb_phrases, word_spans)
 from judges.rules.gpqa_reach import GATED_CHARS, letter_reach, merge, starts_in
 from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
@@ -85,6 +85,12 @@ _AT_BOXED = (
 _LETTER_BEFORE_RE = re.compile(
     r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?\**\s+is\s+(?:the|my)\s+(?:(?:most\s+)?(?:correct|right|best|likely|final|plausible)\s+)+$")
 # After a verdict on one option, its reason or scope: "Option D is correct because ...", "... for gases".
+# "(C), so that is the answer", "C, which is the correct answer", "(C). That is my final answer": the letter,
+# then a pronoun that points back to it; read backwards from the answer word.
+_POINTS_BACK_RE = re.compile(
+    r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?[*_]*[ \t]*[.,;]?[ \t]*(?:(?:so|and|thus),?[ \t]+)?"
+    r"(?:that|this|which|it)(?:'s|’s|[ \t]+is|[ \t]+must[ \t]+be|[ \t]+would[ \t]+be)[ \t]+(?:the|my)[ \t]+"
+    r"(?:(?:most[ \t]+)?(?:correct|right|best|final|likely)[ \t]+)*$", _I)
 _EVALUATION_RE = re.compile(r"[ \t]{0,8}(?:,[ \t]{0,8})?(?:because|since|as|for|in|only|if|when|unless|under|given|due)\b", _I)
 _WORD_RE = re.compile(r"\w*")
 # "D. ethyl acetate is the correct answer": a label, the option's words (one clause), then the verdict.
@@ -142,7 +148,8 @@ def _bare_patterns(letters: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
     cls = "".join(sorted({c.upper() for c in letters} | {c.lower() for c in letters}))
     upper = "".join(sorted({c.upper() for c in letters}))
     # A line that is nothing but the letter ("C", "(C)", "**C.**"), and a whole response that is.
-    bare_line = re.compile(rf"^[ \t*_#>(\[→⇒∴]*(?:=>[ \t*_(\[]*)?(?P<letter>[{upper}])[ \t*_.)\]:]*$", re.MULTILINE)
+    bare_line = re.compile(rf"^[ \t*_#>(\[→⇒∴]*(?:=>[ \t*_(\[]*)?(?:(?i:option|choice)[ \t]+[*_(\[]*)?(?P<letter>[{upper}])"
+                           rf"[ \t*_.)\]:]*$", re.MULTILINE)
     bare_whole = re.compile(rf"[\s*_#>(\[$]*(?P<letter>[{cls}])(?:[\s*_.)\]:$]*|\)\s+\S[^\n]*)", re.DOTALL)
     return bare_line, bare_whole
 
@@ -273,6 +280,11 @@ def _anchored(text: str, low: str, deadline: Deadline):
             before = _LETTER_BEFORE_RE.search(text, max(0, p - 60), p) or _label_before(text, p)
             if before:
                 yield before, before.start()
+                continue
+        if is_answer and low.find(" the ", max(0, p - 24), p) + low.find(" my ", max(0, p - 24), p) > -2:
+            before = _POINTS_BACK_RE.search(text, max(0, p - 60), p)
+            if before and before.group("letter").isupper():
+                yield before, before.start()
 
 
 def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline):
@@ -327,9 +339,25 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
             consider(pos, end, letter, via, via == "letter verdict" and _EVALUATION_RE.match(
                 text, _WORD_RE.match(text, end).end()) is not None)
     if len(text) <= GATED_CHARS or any(letter in text for letter in valid):  # a letter line needs a letter
-        for m in checked(bare_line.finditer(text, max(0, start - 2)), deadline):
-            consider(m.start("letter"), m.end(), m.group("letter"), "line")
+        lines = list(checked(bare_line.finditer(text, max(0, start - 2)), deadline))
+        # Only the last line that is no next item of a list of options can win ("(C) means ...\n(D)" cut off).
+        for m in islice(reversed(lines), MAX_LIST_ITEMS):
+            if not _next_list_item(text, m.start(), m.group("letter")):
+                consider(m.start("letter"), m.end(), m.group("letter"), "line")
+                break
     return best or evaluated, rejected, answered
+
+
+MAX_LIST_ITEMS = 32  # letter lines looked at from the end for one that does not continue a list
+_PREVIOUS_LINE_CHARS = 400
+
+
+def _next_list_item(text: str, line_start: int, letter: str) -> bool:
+    """Whether the line at line_start follows a line labelled with the letter before its own ("(B) means ..."
+    then "(C)"): the next item of a list the model was writing, not a choice."""
+    before = text[max(0, line_start - _PREVIOUS_LINE_CHARS):line_start].rstrip()
+    previous = LABEL_LINE_RE.match(before, before.rfind("\n") + 1)
+    return previous is not None and ord(previous.group("letter")) == ord(letter) - 1
 
 
 def _label_text_start(text: str, pos: int) -> tuple[int, bool]:
@@ -443,7 +471,7 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
             if named:  # the latest statement that names options decides; naming two is no answer
                 return letters[named.pop()] if len(named) == 1 else None
     last = _statement_at(text, text.rstrip().rfind("\n") + 1)
-    if last and (commits(last) or len(last) <= 120 and not negated(last)):
+    if last and (commits(last) or len(last) <= 120 and not negated(last)) and not ends_unfinished(text):
         found = option_in_text(last.strip("*_ \t"), options)
         return letters[found] if found is not None else None
     return None
@@ -557,6 +585,16 @@ def _several_questions(text: str, answered: list[tuple[int, str]]) -> str | None
     return None
 
 
+def _bare_tail_fits(whole: re.Match, letters: tuple[str, ...], options: list[str] | None) -> bool:
+    """Whether the text after a response's opening letter may be its answer: "(A) We need to find the moles ..."
+    running on until cut off is a paragraph that opens with a label, and the model never got to its answer."""
+    tail = whole.string[whole.end("letter"):].lstrip(" \t*_.)]:$")
+    if len(tail) <= LABEL_TAIL_CHARS or not ends_unfinished(tail):
+        return True
+    letter = whole.group("letter").upper()
+    return bool(options) and letter in letters and option_starting(tail, options) == letters.index(letter)
+
+
 def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | None,
                  deadline: Deadline) -> GpqaReading:
     text, think_open = committed_text(response)
@@ -573,7 +611,7 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     if best is None and rejected is None:
         # A response that is only a letter ("c", "(B) ethyl acetate"), when nothing else states one.
         whole = bare_whole.fullmatch(text.strip())
-        if whole:
+        if whole and _bare_tail_fits(whole, letters, options):
             return GpqaReading(whole.group("letter").upper(), "bare")
     if rejected and (best is None or rejected[0] > best[0]):
         # The last committed letter is outside the choice set: no valid answer, not an earlier one.
