@@ -88,7 +88,7 @@ _LETTER_BEFORE_RE = re.compile(
 # "(C), so that is the answer", "C, which is the correct answer", "(C). That is my final answer": the letter,
 # then a pronoun that points back to it; read backwards from the answer word.
 _POINTS_BACK_RE = re.compile(
-    r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?[*_]*[ \t]*[.,;]?[ \t]*(?:(?:so|and|thus),?[ \t]+)?"
+    r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?[*_]*[ \t]*(?:[.,;][ \t]*)?(?:(?:so|and|thus),?[ \t]+)?"
     r"(?:that|this|which|it)(?:'s|’s|[ \t]+is|[ \t]+must[ \t]+be|[ \t]+would[ \t]+be)[ \t]+(?:the|my)[ \t]+"
     r"(?:(?:most[ \t]+)?(?:correct|right|best|final|likely)[ \t]+)*$", _I)
 _EVALUATION_RE = re.compile(r"[ \t]{0,8}(?:,[ \t]{0,8})?(?:because|since|as|for|in|only|if|when|unless|under|given|due)\b", _I)

@@ -63,11 +63,11 @@ _PAREN_LETTER_RE = re.compile(
     r"(?P<letter>[A-Z])(?(paren)\))(?=[ \t*_]*(?:[.!;]|$))", re.MULTILINE)
 # "This matches option A", "corresponds to option B", "I'll go with C": tried only where a verb was found.
 _VERBS = ("match", "correspond", "consistent", "closest to", "go with", "going with", "choos", "select", "pick", "settle",
-          "think", "believe", "guess", "say",
+          "think", "believe", "guess",
           "i.e.", "namely", "which is", "that is", "is option", "is choice", "is letter")
 _VERB_OPTION_RE = re.compile(
     r"(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|closest\s+to|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
-    r"pick(?:ing)?|settle\s+on|(?:think|believe|guess|say)\s+(?:that\s+)?it(?:'s|’s|\s+is|\s+must\s+be|\s+should\s+be)|"
+    r"pick(?:ing)?|settle\s+on|(?:think|believe|guess)\s+(?:that\s+)?it(?:'s|’s|\s+is|\s+must\s+be|\s+should\s+be)|"
     r"i\.e\.,?|namely|which\s+is|that\s+is|is(?=\s+(?:option|choice|letter)\b))\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
     r"(?:(?:option|choice|letter)\s+)?[*_(\[\"“]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]\"”]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
     re.IGNORECASE,
@@ -349,7 +349,7 @@ def verb_phrases(text: str, low: str, valid: set[str], start: int = 0,
             continue
         verb = m.group().split(None, 1)[0].lower()
         if verb in ("choose", "choosing", "select", "selecting", "pick", "picking", "go", "going", "settle",
-                    "think", "believe", "guess", "say"):
+                    "think", "believe", "guess"):
             if not _CHOOSER_RE.search(text, max(0, m.start() - 20), m.start()):
                 continue  # "choose A if ..." in an instruction, not the model's choice
         elif not _OPTION_WORD_RE.search(text, m.start(), m.end()) and verb not in ("match", "matches", "matched"):

@@ -50,6 +50,8 @@ GPQA_CASES = {
     "option-text-hyphen": (WORK + "no-reaction occurs.", "D"),
     # non-answers stay non-answers
     "two-letters": (WORK + "It is either B or C.", None),
+    "supposition": (WORK + "Let's say it is C; then the energy doubles, which the data rule out.", None),
+    "doubt": (WORK + "I don't think it's C.", None),
     "none-fit": (WORK + "None of the options fits the value we found.", None),
     "list-of-options-cut-off": ("Let us read each option.\n(A) means the first state.\n(B) means the second state."
                                 "\n(C)", None),
@@ -82,8 +84,9 @@ AIME_CASES = {
     "unit-after": (WORK + "The answer is 73 meters.", 73),
     "last-equation": ("We add the counts: 40 + 33 = 73", 73),
     "last-box-wins": (WORK + "First $\\boxed{12}$ for the small case. In total, \\boxed{73}", 73),
-    "restated-sub-result-after": (WORK + "Final answer: \\boxed{73}\n\nHere the first step gave \\boxed{12}, "
-                                         "which we used above.", 73),
+    "restated-sub-result-after": (WORK + "The first step gives $\\boxed{12}$.\n\nFinal answer: \\boxed{73}\n\n"
+                                         "Recall that the first step gave \\boxed{12}.", 73),
+    "new-value-after-final": (WORK + "Final answer: \\boxed{73}\n\nChecking again, the count is \\boxed{75}", 75),
     "answer-is-description-which-is": (WORK + "Thus, the answer is the number of pairs we counted, which is 73.", 73),
     "answer-is-count-of-things": (WORK + "So, the answer to the question is 2 bars have values above 4.", 2),
     "one-sentence-one-number": ("The small hand of the clock points to the number 3.", 3),
@@ -96,6 +99,9 @@ AIME_CASES = {
     # no answer
     "one-sentence-two-numbers": ("There are 3 cats and 4 dogs.", None),
     "one-sentence-question": ("Is the answer 3?", None),
+    "one-sentence-hedged": ("It could be 3 if the hand is the short one.", None),
+    "cut-off-equation": (WORK + "Then we add the parts, and so the total count of the residues that remain in the "
+                                "last set of the sums, after the two checks above, is 40 + 33 = 7", None),
 }
 
 
