@@ -174,3 +174,25 @@ def ends_unfinished(text: str) -> bool:
     if body.count("\\begin{") > body.count("\\end{") or body.rfind("\\[") > body.rfind("\\]") or body.count("$$") % 2:
         return True  # inside a display block
     return len(line) > LONG_LINE_CHARS and not line.endswith(_CLOSING_MARKS)
+
+
+LOOP_REPEATS = 4  # a tail that repeats this many times in a row is a loop the model could not leave
+_LOOP_PERIODS = range(16, 400)  # characters in one turn of a loop (shorter ones are runs of one token)
+
+
+def loop_start(text: str) -> int | None:
+    """Where a loop that fills the end of the text begins (the same passage over and over until the token
+    limit), or None. Each period costs one C-speed comparison of a bounded tail."""
+    body = text.rstrip()
+    for period in _LOOP_PERIODS:
+        n = period * LOOP_REPEATS
+        if len(body) < n:
+            return None
+        tail = body[-n:]
+        if tail[period:] == tail[:-period] and tail[-period:].strip():
+            start = len(body) - n
+            floor = max(0, start - 100 * period)  # bounded walk back to the loop's first turn
+            while start > floor and body[start - 1] == body[start - 1 + period]:
+                start -= 1
+            return start
+    return None

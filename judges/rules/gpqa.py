@@ -9,7 +9,7 @@ from itertools import islice
 
 from judges.rules.deadline import Deadline, SampleTimeout
 from judges.rules.extract import (boxed_from_last, committed_text, ends_unfinished, finditer_from_last,
-                                  lower_same_length, retracted_after)
+                                  loop_start, lower_same_length, retracted_after)
 from judges.rules.gpqa_leadins import (LABEL_LINE_RE, LABEL_TAIL_CHARS, LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
                                       negated, parenthesised, sentence_before, verb_phrases, word_spans)
 from judges.rules.gpqa_reach import GATED_CHARS, letter_reach, merge, starts_in
@@ -628,6 +628,11 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
         return GpqaReading(None, None, "think block not closed" if think_open else None)
     start, end, letter, via = best
     deadline.check("reading the answer")
+    if ends_unfinished(text):
+        looping = loop_start(text)
+        if looping is not None and start < looping:
+            # cut off in a loop ("..., so (H) is incorrect." over and over): the model never finished its walk
+            return GpqaReading(None, None, f"cut off in a loop after {letter}")
     if retracted_after(text, end):
         return GpqaReading(None, None, f"answer {letter} retracted afterwards")
     if _NON_ANSWER_RE.search(text, end):

@@ -61,6 +61,9 @@ GPQA_CASES = {
         "(A) We first find the moles of the salt. The molar mass is 400 g/mol, so ten grams give 0.025 mol, and "
         "three moles of the other reagent are needed for each mole of it, so from the ratio of the two amounts we "
         "need 3", None),
+    "walk-through-loop-cut-off": ("So (C) is correct. " + "The film does not form here, so (D) is incorrect. " * 8
+                                  + "The film does not form here, so (", None),
+    "answer-loop-cut-off": (WORK + "The answer is (C). " * 8 + "The answer is (", "C"),
 }
 
 
