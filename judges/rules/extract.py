@@ -158,6 +158,7 @@ def without_pleasantries(text: str) -> str:
 
 _OPEN_CLOSE = (("(", ")"), ("{", "}"), ("[", "]"))
 _UNFINISHED_ENDS = tuple("=+-*/^_&\\,({[")
+_CURRENCY_RE = re.compile(r"(?<![^\s(])\$(?=\d)")  # " $330": a currency sign, not a math delimiter
 LONG_LINE_CHARS = 120  # a last line this long that stops without a closing mark was cut off mid-sentence
 _CLOSING_MARKS = tuple(".!?)]}*`\"'$|:”’」。")
 
@@ -167,7 +168,7 @@ def ends_unfinished(text: str) -> bool:
     with no closing mark (a response cut off at its token limit). Its last line then states nothing."""
     body = text.rstrip()
     line = body[body.rfind("\n") + 1:]
-    if body.endswith(_UNFINISHED_ENDS) or line.count("$") % 2:
+    if body.endswith(_UNFINISHED_ENDS) or (line.count("$") - len(_CURRENCY_RE.findall(line))) % 2:
         return True
     if any(line.count(o) > line.count(c) for o, c in _OPEN_CLOSE):
         return True
@@ -189,7 +190,7 @@ def loop_start(text: str) -> int | None:
         if len(body) < n:
             return None
         tail = body[-n:]
-        if tail[period:] == tail[:-period] and tail[-period:].strip():
+        if tail[period:] == tail[:-period] and len(set(tail[-period:].split())) > 1:  # words, not one digit run
             start = len(body) - n
             floor = max(0, start - 100 * period)  # bounded walk back to the loop's first turn
             while start > floor and body[start - 1] == body[start - 1 + period]:

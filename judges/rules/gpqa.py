@@ -20,7 +20,7 @@ from judges.rules.gpqa_plain import closing_bracket, closing_predicate, label_wi
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
                                       quotes_own_option)
 
-PARSER_VERSION = "gpqa-v5"
+PARSER_VERSION = "gpqa-v6"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
@@ -360,6 +360,15 @@ def _next_list_item(text: str, line_start: int, letter: str) -> bool:
     return previous is not None and ord(previous.group("letter")) == ord(letter) - 1
 
 
+_LETTER_MENTION_RE = re.compile(r"(?<![A-Za-z0-9])\(?(?P<letter>[A-Z])\)?(?![A-Za-z0-9])")
+
+
+def _names_a_letter(passage: str, valid: set[str]) -> bool:
+    """Whether a looping passage goes over the options by letter ("so (H) is incorrect"): a walk-through."""
+    return any(m.group("letter") in valid and m.group(0) != m.group("letter")
+               for m in _LETTER_MENTION_RE.finditer(passage))
+
+
 def _label_text_start(text: str, pos: int) -> tuple[int, bool]:
     """Where the text after the letter at pos begins, and whether the letter labels it ("C. text", "C) text")."""
     k = pos + 1
@@ -630,7 +639,7 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     deadline.check("reading the answer")
     if ends_unfinished(text):
         looping = loop_start(text)
-        if looping is not None and start < looping:
+        if looping is not None and start < looping and _names_a_letter(text[looping:looping + 400], valid):
             # cut off in a loop ("..., so (H) is incorrect." over and over): the model never finished its walk
             return GpqaReading(None, None, f"cut off in a loop after {letter}")
     if retracted_after(text, end):

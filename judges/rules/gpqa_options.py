@@ -100,9 +100,19 @@ def options_named(segment: str, options: Sequence[str]) -> set[int]:
 
 
 def option_in_text(segment: str, options: Sequence[str]) -> int | None:
-    """The one option whose text the segment states, or None when none or several do."""
+    """The one option whose text the segment states, or None when none or several do (a short option inside
+    the sentence counts against the other: "the wolf, and the frogs would increase" names two)."""
     named = options_named(segment, options)
-    return named.pop() if len(named) == 1 else None
+    if len(named) != 1:
+        return None
+    found = named.pop()
+    seg = _strip_tail(tokens(segment))
+    mine = _strip_tail(tokens(options[found]))
+    for i, option in enumerate(options):
+        t = _strip_tail(tokens(option))
+        if i != found and t and t[0].isalpha() and _find(seg, t) >= 0 and _find(mine, t) < 0:
+            return None
+    return found
 
 
 def options_for_record(meta: dict[str, Any] | None, messages: Sequence[dict[str, Any]] | None,

@@ -67,6 +67,31 @@ GPQA_CASES = {
 }
 
 
+# Short plain-word replies of vision-language models (our wording): the option is the closing statement's predicate.
+FOOD_WEB = ["decrease", "remain the same", "increase", "none of the above"]
+ANIMALS = ["Rabbit", "Deer", "Frogs", "Wolf"]
+PLAIN_CASES = {
+    "premise-then-will": ("If the grass dies out, the number of rabbits will decrease.", FOOD_WEB, "A"),
+    "statement-then-reason-sentence": ("The animal that would go hungry first is the wolf. This is because rabbits "
+                                       "and deer are its only food.", ANIMALS, "D"),
+    "reason-clause-names-others": ("The animal that would lack food first is Rabbit, as it is the prey of both Deer "
+                                   "and Wolf.", ANIMALS, "A"),
+    "leading-since-is-the-statement": ("Since the grass grows back, the animal that gains most is the wolf.",
+                                       ANIMALS, "D"),
+    "would-not-change": ("If the frogs leave, the number of rabbits would not change.", FOOD_WEB, None),
+    "two-statements": ("The deer would starve. The animal that gains is the wolf, and the frogs would increase.",
+                       ANIMALS, None),
+}
+
+
+@pytest.mark.parametrize("case", PLAIN_CASES)
+def test_gpqa_reads_a_closing_statement_in_plain_words(case):
+    response, options, letter = PLAIN_CASES[case]
+    letters = tuple("ABCD")
+    reading = gpqa.read_letter(response, letters, options)
+    assert (None if reading.ambiguous else reading.letter) == letter, (case, reading)
+
+
 @pytest.mark.parametrize("case", GPQA_CASES)
 def test_gpqa_reads_each_family_of_commitment(case):
     response, letter = GPQA_CASES[case]
@@ -99,8 +124,16 @@ AIME_CASES = {
                           "The chart shows values from 2000 to 2019.", 2013),
     "closing-then-because": ("After removing the red cubes, there are 3 objects left. This is because there were "
                              "5 objects and 2 red cubes.", 3),
+    "signed-value": ("She measures a speed of $v=-52 \\mathrm{~km/h}$ relative to the car.", -52),
+    "leading-since-clause": ("Since the two sides give BE + CF = 8, the length of EF is 8.", 8),
     # no answer
     "one-sentence-two-numbers": ("There are 3 cats and 4 dogs.", None),
+    "blank-left": ("The model has ___ dots split into 2 equal groups.", None),
+    "number-in-subject": ("The limit as x approaches -1 is undefined.", None),
+    "number-describes": ("To count the crates with exactly 56 boxes, we need more information.", None),
+    "contrast": ("No block has exactly 36 houses, but 3 blocks have 36 on average.", None),
+    "while-second-claim": ("The most tattoos on a man is six, while the fewest on a woman is one.", None),
+    "reason-computes-other": ("The perimeter is 6 units, because the sides add to 1 + 3 + 2 = 10 cm.", None),
     "one-sentence-question": ("Is the answer 3?", None),
     "one-sentence-hedged": ("It could be 3 if the hand is the short one.", None),
     "cut-off-equation": (WORK + "Then we add the parts, and so the total count of the residues that remain in the "
