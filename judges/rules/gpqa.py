@@ -336,6 +336,9 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
         candidate = next(found, None)  # each rule's last candidate in the text comes first
         if candidate:
             pos, end, letter, via = candidate
+            if via == "parenthesised" and best and best[3] == "anchor" and not _SENTENCE_BREAK_RE.search(
+                    text, best[1], pos):
+                continue  # "the correct answer is (I) with supporting details in (G)": the anchor's sentence
             consider(pos, end, letter, via, via == "letter verdict" and _EVALUATION_RE.match(
                 text, _WORD_RE.match(text, end).end()) is not None)
     if len(text) <= GATED_CHARS or any(letter in text for letter in valid):  # a letter line needs a letter
@@ -535,9 +538,10 @@ def _before_invented_question(text: str) -> str:
 
 
 # A chat model that "sums up all the answers" after its own repeats the few-shot examples' answers.
-_ALL_ANSWERS = ("all the answers", "all answers", "所有答案")
+_ALL_ANSWERS = ("all the answers", "all answers", "the answers above", "above answers", "previous answers",
+                "所有答案", "以上答案", "以上问题的答案", "上述答案")
 _SUMMING_UP = ("summar", "combin", "recap", "compil", "总结", "汇总")
-_PLURALS = ("nswers", "NSWERS", "所有答案")
+_PLURALS = ("nswers", "NSWERS", "所有答案", "以上", "上述")
 
 
 def _before_summary_of_answers(text: str) -> str:
@@ -564,7 +568,10 @@ _NON_ANSWER_RE = re.compile(
     r"|not\s+(?:among|in|listed\s+in|provided\s+in|one\s+of)\s+the\s+(?:given\s+|provided\s+|listed\s+)?"
     r"(?:options|choices)|but\s+(?:this|that|it)\s+is\s+not\s+the\s+(?:correct|right)\s+answer)", _I)
 # Another parenthesised letter right before the one read, in the same list: "(E), and (G)".
-_LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*(?:,[ \t]*)?(?:and[ \t]+|&[ \t]*)?\(?$")
+_LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*(?:,[ \t]*)?(?:and[ \t]+|or[ \t]+|&[ \t]*)?\(?$")
+# A later statement that gives two letters as the answer ("The answer is C and H."): no single answer stands.
+_TWO_LETTER_ANSWER_RE = re.compile(
+    r"\b(?i:answer)\s+(?:is|would\s+be)(?:\s*:)?[ \t*_]*\(?(?P<one>[A-Z])\)?[ \t*_]*(?:,|and|or|&|/)[ \t]*\(?(?P<two>[A-Z])\)?(?![A-Za-z0-9])")
 # A sub-question's label opening a line or sentence: "(a)", "b)", "(ii)".
 _PART_LABEL_RE = re.compile(r"(?:^|(?<=[.:]\s))[ \t*_]*\(?(?:[a-f]|i{1,3}|iv|v|vi)\)[ \t]", re.MULTILINE)
 MIN_DISTINCT_ANSWERS = 3  # "The answer is (X)" with this many letters answers several questions, not one
@@ -646,9 +653,12 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
         return GpqaReading(None, None, f"answer {letter} retracted afterwards")
     if _NON_ANSWER_RE.search(text, end):
         return GpqaReading(None, None, f"says no option is the answer after giving {letter}")
+    two = _TWO_LETTER_ANSWER_RE.search(text, end)
+    if two and {two.group("one"), two.group("two")} <= valid and two.group("one") != two.group("two"):
+        return GpqaReading(None, None, f"answers {two.group('one')} and {two.group('two')} after giving {letter}")
     listed = _LISTED_BEFORE_RE.search(text, max(0, start - 16), start)
     if listed and listed.group("other") in valid and listed.group("other") != letter:
-        # "The correct options are (D), (E), and (G).": several letters given together, no single answer
+        # "The correct options are (D), (E), and (G).", "(E) or (G)": several letters given together, no single answer
         return GpqaReading(None, None, f"{listed.group('other')} and {letter} given together")
     other = _hedged_with(text, start, letter, valid)
     if other:

@@ -61,6 +61,12 @@ GPQA_CASES = {
         "(A) We first find the moles of the salt. The molar mass is 400 g/mol, so ten grams give 0.025 mol, and "
         "three moles of the other reagent are needed for each mole of it, so from the ratio of the two amounts we "
         "need 3", None),
+    "or-between-parenthesised": (WORK + "Spending more or taxing less both work. The answer is (A) or (C).", None),
+    "two-letters-after-a-line": (WORK + "C. a ring of six carbons - the likely product.\n\nSo the answer is B and C.",
+                                 None),
+    "paren-after-anchor-same-sentence": (WORK + "So the correct answer is (C) with support from (D).", "C"),
+    "summary-of-answers-above-zh": ("The ring closes. The answer is (C).\n\nNow, let's总结以上答案:\n\nThe answer is "
+                                    "(A).\nThe answer is (D).", "C"),
     "walk-through-loop-cut-off": ("So (C) is correct. " + "The film does not form here, so (D) is incorrect. " * 8
                                   + "The film does not form here, so (", None),
     "answer-loop-cut-off": (WORK + "The answer is (C). " * 8 + "The answer is (", "C"),
