@@ -16,7 +16,8 @@ from judges.rules.gpqa_reach import GATED_CHARS, letter_reach, merge, starts_in
 from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
 from judges.rules.vocabulary import (ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART,
                                     alternation)
-from judges.rules.gpqa_plain import closing_bracket, closing_predicate, label_with_own_text, yes_no_opening
+from judges.rules.gpqa_plain import (closing_bracket, closing_predicate, label_after_copula, label_with_own_text,
+                                    yes_no_opening)
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
                                       quotes_own_option)
 
@@ -25,7 +26,7 @@ DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
 # Markdown, math and bracket wrappers allowed between an anchor and its letter.
-_WRAP = (r"(?P<wrap>(?:[\s*_$«“\"]|\\boxed\s*\{|\\" + WRAPPER_RE_PART + r"\s*\{|\\\(|\(|\[|\{|(?:option|choice)\b)*)")
+_WRAP = (r"(?P<wrap>(?:[\s*_$«“\"]|\\boxed\s*\{|\\" + WRAPPER_RE_PART + r"\s*\{|\\\(|\\\[|\(|\[|\{|(?:option|choice)\b)*)")
 # After the letter: no further word character (so "Cannot" and "Carbon" are not C), and not
 # hedged between two letters ("B or C", "A/C", "A, B").
 _LETTER = r"(?P<letter>[A-Za-z])(?![A-Za-z0-9])(?![ \t]*[=^_])(?!\)?\**\s*(?:or|and|/|,|&)\s*\(?(?-i:[A-Z])(?![A-Za-z0-9]))"
@@ -491,6 +492,7 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
 
 # Plain-word answers, tried in this order when nothing else names an option (judges/rules/gpqa_plain.py).
 _PLAIN_RULES = ((yes_no_opening, "yes/no"), (label_with_own_text, "label with its text"),
+                (label_after_copula, "label after a copula"),
                 (closing_predicate, "closing predicate"), (closing_bracket, "closing bracket"))
 
 

@@ -37,6 +37,7 @@ _CLOSING_BRACKET_RE = re.compile(r"(?<=[.!])[ \t*_]+\((?P<letter>[A-Z])\)[ \t*_.
 _CLOSING_BRACKET_REACH = 2000  # looked for near the end of the reply only
 _NOT_BEFORE_RE = re.compile(r"\b(?:not|never)\b|n't|n’t", re.IGNORECASE)
 _OTHER_LABEL_RE = re.compile(r"\((?-i:[A-Z])\)")  # another bracketed letter earlier in the sentence: a list
+_COPULA_LABEL_RE = re.compile(r"\b(?:is|was|are|were|be)[ \t]*(?::[ \t*_]*)?[*_]*\(?(?P<letter>[A-Z])[.)][ \t*_]+")
 _MAX_LABELS = 8  # bracketed labels looked at, latest first
 _MAX_OPTION_CHARS = 300  # how much text after a label is compared with its option
 
@@ -153,6 +154,23 @@ def label_with_own_text(text: str, letters: Sequence[str], options: Sequence[str
         if _NOT_BEFORE_RE.search(before[-30:]) or _OTHER_LABEL_RE.search(before) or _OTHER_LABEL_RE.search(after):
             continue
         return letter
+    return None
+
+
+def label_after_copula(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """ "The outcome that followed was H. <text of option H>.": a copula, then a label with its own option's text.
+
+    The last such pair near the end decides, unless its sentence negates it."""
+    found = list(_COPULA_LABEL_RE.finditer(text, max(0, len(text) - _CLOSING_BRACKET_REACH)))
+    for m in reversed(found[-_MAX_LABELS:]):
+        letter = m.group("letter")
+        if letter not in letters:
+            continue
+        rest = text[m.end():m.end() + _MAX_OPTION_CHARS].split("\n", 1)[0]
+        if option_starting(rest, options) != letters.index(letter) or _OTHER_LABEL_RE.search(rest):
+            continue  # another option's text, or a second label on the line ("are: (B) ... and (D) ...")
+        if not negated(sentence_before(text, m.start())):
+            return letter
     return None
 
 

@@ -67,6 +67,11 @@ GPQA_CASES = {
     "paren-after-anchor-same-sentence": (WORK + "So the correct answer is (C) with support from (D).", "C"),
     "summary-of-answers-above-zh": ("The ring closes. The answer is (C).\n\nNow, let's总结以上答案:\n\nThe answer is "
                                     "(A).\nThe answer is (D).", "C"),
+    "copula-then-own-label": (WORK + "The product that forms was C. a ring of six carbons, as the ends meet.", "C"),
+    "copula-then-other-label": (WORK + "The product that forms was C. no reaction occurs, as the ends meet.", None),
+    "copula-then-two-labels": (WORK + "The two products are: (C) a ring of six carbons and (D) no reaction occurs.",
+                               None),
+    "answer-in-display-math": (WORK + "The answer is:\n\\[\n\\text{C. a ring of six carbons}\n\\]", "C"),
     "walk-through-loop-cut-off": ("So (C) is correct. " + "The film does not form here, so (D) is incorrect. " * 8
                                   + "The film does not form here, so (", None),
     "answer-loop-cut-off": (WORK + "The answer is (C). " * 8 + "The answer is (", "C"),
