@@ -46,14 +46,14 @@ _AFTER_COPULA = (r"(?:[ \t]+(?:(?:most|very|more|quite)[ \t]+)?(?:likely|probabl
                  r"opción|opcion|choix|variante|antwort))*")
 _AT_ANSWER = (
     # Answer: C / **Answer:** C / Answer — C
-    re.compile(rf"{_ANS}[ \t]*(?:\*\*|__)?(?:[ \t]*[:：]|[ \t]+[—–-])[ \t]*(?:\*\*|__)?{_WRAP}{_LETTER}", _I),
+    re.compile(rf"{_ANS}(?:[ \t]*(?:\*\*|__))?(?:[ \t]*[:：]|[ \t]+[—–-])(?:[ \t]*(?:\*\*|__))?{_WRAP}{_LETTER}", _I),
     # the answer is (C) / the correct answer is likely D / la bonne réponse est donc C
-    re.compile(rf"{_ANS}{_BETWEEN}[ \t]+{_COPULA}\b[ \t]*:?{_AFTER_COPULA}{_WRAP}{_LETTER}", _I),
+    re.compile(rf"{_ANS}{_BETWEEN}[ \t]+{_COPULA}\b(?:[ \t]*:)?{_AFTER_COPULA}{_WRAP}{_LETTER}", _I),
 )
 # 答案：C / 正确答案是 (C) / 答え：D
-_AT_ZH = re.compile(rf"{alternation(CJK_ANSWER_WORDS)}\s*(?:是|为|應該是|应该是|は)?\s*[:：]?{_WRAP}{_LETTER}", _I)
+_AT_ZH = re.compile(rf"{alternation(CJK_ANSWER_WORDS)}(?:\s*(?:是|为|應該是|应该是|は))?(?:\s*[:：])?{_WRAP}{_LETTER}", _I)
 # 故选C / 应选 B / 正确选项是 C: "选" only counts after a word that makes it the model's choice.
-_AT_ZH_CHOOSE = re.compile(rf"选(?:项)?\s*(?:是|为)?\s*[:：]?{_WRAP}{_LETTER}", _I)
+_AT_ZH_CHOOSE = re.compile(rf"选(?:项)?(?:\s*(?:是|为))?(?:\s*[:：])?{_WRAP}{_LETTER}", _I)
 _ZH_CHOOSERS = ("故", "应", "應", "所以", "因此", "正确", "我", "最终", "综上")
 # ... or a verdict right after the letter ("选项(D)正确"), or the reply's last line opening with it ("选项A。").
 _ZH_CORRECT_AFTER = re.compile(r"[)）\]]?\s*(?:是|为)?(?:正确|对)")
@@ -73,7 +73,7 @@ _AT_HEADING = re.compile(rf"answer[ \t*_]*$\n{_WRAP}{_LETTER}", _I | re.MULTILIN
 _HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*(?:final\s+)?", _I)
 _AT_OPTION = (
     re.compile(rf"(?:option|choice)(?:\s+letter)?(?:\s+for\s+(?:this|the)\s+question)?\s+(?:is|would\s+be|should\s+be)\b"
-               rf"[ \t]*:?{_WRAP}{_LETTER}", _I),  # "The correct option letter for this question is B"
+               rf"(?:[ \t]*:)?{_WRAP}{_LETTER}", _I),  # "The correct option letter for this question is B"
     re.compile(r"(?:option|choice)\s*\(?(?P<letter>[A-Za-z])\)?\s+is\s+(?:the\s+)?(?:correct|right|best)\b", _I),
 )
 _AT_BOXED = (
