@@ -1,4 +1,5 @@
-"""Shared text helpers for the rule-based graders: the committed part of a response, boxed answers, retractions."""
+"""Shared text helpers for the rule-based graders: the committed part of a response, boxed answers, retractions,
+and whether a response was cut off (an unfinished last line, a loop)."""
 from __future__ import annotations
 
 import re
