@@ -47,6 +47,7 @@ _DETAIL_RE = re.compile(r"(?:with|as|since|because|which|given|meaning|based|acc
 _UNSURE_RE = re.compile(r"__|\b(?:but|however|while)\b", re.IGNORECASE)
 _SIGNED_NUMBER_RE = re.compile(r"(?:(?<![\w)\]}])[-−])?\d[\d,]*(?:\.\d+)?")  # "=-52", not the "-" of "5-year"
 _COPULA_AFTER_RE = re.compile(r"\b(?:is|are|was|were|equals)\b")
+_FINISHED_MARKS = tuple(".!)]*$\"'”’")
 ONE_SENTENCE_CHARS = 200  # a one-sentence reply this short with one number gives that number
 OPENING_REPLY_CHARS = 1200  # a reply whose opening sentence states the answer in bold: short ones only
 CLOSING_SENTENCE_CHARS = 300  # the last sentence is looked for this far from the end
@@ -103,6 +104,8 @@ def one_number_reply(text: str, value_words: set[str]) -> str | None:
     stops = [m.end() for m in _SENTENCE_STOP_RE.finditer(body)]
     if stops and body[stops[0]:].strip():
         return None  # more than one sentence
+    if not body.endswith(_FINISHED_MARKS) and not body[:1].isdigit():
+        return None  # "Working: 12 so far, then": cut off before its statement ("3 centimeters" is a whole reply)
     sentence = body.rstrip(".! \t")
     clause, _, detail = sentence.partition(", ")
     m = _STATEMENT_RE.search(clause)

@@ -139,6 +139,7 @@ AIME_CASES = {
     "leading-since-clause": ("Since the two sides give BE + CF = 8, the length of EF is 8.", 8),
     # no answer
     "one-sentence-two-numbers": ("There are 3 cats and 4 dogs.", None),
+    "one-sentence-cut-off": ("Working: 12 so far, then", None),
     "blank-left": ("The model has ___ dots split into 2 equal groups.", None),
     "number-in-subject": ("The limit as x approaches -1 is undefined.", None),
     "number-describes": ("To count the crates with exactly 56 boxes, we need more information.", None),

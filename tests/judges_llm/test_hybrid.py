@@ -29,7 +29,7 @@ def aime_reply(item_id: str, sample: int) -> tuple[str, str]:
     """(response, finish_reason) for each sample: some the rules read, some they cannot, one truncated."""
     answer = ANSWERS[item_id]
     if item_id == IDS[0]:
-        return f"So I get {answer}.", "stop"  # no committed answer for the rules; a reader sees one
+        return f"My working gives {answer}, if I have not slipped.", "stop"  # hedged for the rules; a reader sees one
     if item_id == IDS[1] and sample == 1:
         return f"The answer is \\boxed{{{answer + 1}}}.", "stop"
     if item_id == IDS[2] and sample == 0:
@@ -87,7 +87,7 @@ def test_only_unread_samples_reach_the_llm_and_each_grade_says_who_decided(run, 
         assert hybrid_grade(run, server) == 0  # a regrade: the LLM verdicts come from the cache
         assert len(server.requests) == len(sent)
     # the unread, finished samples and nothing else: IDS[0] twice, IDS[2] sample 1
-    assert sorted(sent) == sorted([f"So I get {ANSWERS[IDS[0]]}."] * 2 + ["I cannot solve this."])
+    assert sorted(sent) == sorted([f"My working gives {ANSWERS[IDS[0]]}, if I have not slipped."] * 2 + ["I cannot solve this."])
 
     [folder] = [p for p in (run / "grades").iterdir() if p.name.startswith("hybrid-")]
     assert folder.name.startswith("hybrid-rules-v6-llm-judge-model-")

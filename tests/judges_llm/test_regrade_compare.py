@@ -19,7 +19,7 @@ def aime_answer(request):
     item_id, sample = request.request_id.split("#")
     answer = int(ANSWERS[item_id])
     if item_id == IDS[0]:
-        return f"So I get {answer}."  # no committed final answer for the rules judge; a reader sees one
+        return f"My working gives {answer}, if I have not slipped."  # hedged for the rules judge; a reader sees one
     if item_id == IDS[1] and sample == "1":
         return f"The answer is \\boxed{{{answer + 1}}}."
     return f"Therefore the answer is \\boxed{{{answer}}}."
