@@ -6,15 +6,15 @@ from dataclasses import dataclass
 from itertools import islice
 
 from judges.rules import sympy_pool
-from judges.rules.aime_plain import closing_statement
+from judges.rules.aime_plain import closing_equation, closing_statement, one_number_reply, opening_statement
 from judges.rules.deadline import Deadline, SampleTimeout
-from judges.rules.extract import (boxed_from_last, committed_text, finditer_from_last, lower_same_length,
+from judges.rules.extract import (Boxed, boxed_from_last, committed_text, finditer_from_last, lower_same_length,
                                   retracted_after)
 from judges.rules.normalise import FULLWIDTH, final_answer_text
 from judges.rules.numbers import MAX_ANSWER_CHARS, evaluate, integer_value, needs_sympy
 
 # Bump whenever a change can flip a verdict (grades of older runs then stay apart).
-PARSER_VERSION = "aime-v5"
+PARSER_VERSION = "aime-v6"
 TIME_LIMIT_S = 5.0  # per sample: reading the answer plus evaluating it; past it the sample is a judge_error
 _CHECK_EVERY = 64  # candidate answers examined between two looks at the clock
 
@@ -47,6 +47,9 @@ _SPAN_END_RE = re.compile(
     re.IGNORECASE,
 )
 _DIGIT_RE = re.compile(r"\d")
+_SENTENCE_STOP_RE = re.compile(r"[.!?](?=\s|$)")
+_WHICH_IS_RE = re.compile(r"(?<![ \t]),?[ \t]+(?:which|that)[ \t]+(?:is|equals|comes[ \t]+to)[ \t]+(?:equal[ \t]+to[ \t]+)?"
+                          r"\$?(?P<v>[-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+)\$?(?:[ \t]+[A-Za-z]+)?[ \t*_]*$")
 _LIST_ITEM_RE = re.compile(r"\d{1,2}[.)][ \t]+[A-Za-z]")
 # Two formats real models write when a prompt asks for them (tests/judges/real): a JSON reply
 # ({"reasoning": ..., "answer": "18"}, in a code fence or not) and a closing "A: 157" line (the GSM8K
@@ -62,6 +65,8 @@ _MATH_START_RE = re.compile(r"[-+−(\[{\\\d.]|[A-Za-z]\s*[-+=*/^_<>\\]")
 # Prose may name what it counts after the number ("the answer is 12 triangles."): one word, never one
 # that changes the value or hedges it ("12 squared", "7 or more" are no integer).
 _PROSE_NOUN_RE = re.compile(r"\$?([-+]?\d+)((?:\s+[A-Za-z][A-Za-z'-]+){1,5})")  # "480 in monthly earnings"
+_COUNT_CLAUSE_RE = re.compile(r"\$?(\d+)[ \t]+([A-Za-z][A-Za-z'-]+)[ \t]+(?:have|has|are|is|were|was|can|will|lie|fit)\b")
+_ALTERNATIVE_RE = re.compile(r"\b(?:or|and)[ \t]+\$?\d")
 _VALUE_WORDS = {"more", "less", "fewer", "than", "not", "and", "times", "plus", "minus", "over", "squared", "cubed",
                 "factorial", "mod", "modulo", "divided", "choose", "dozen", "hundred", "thousand", "million", "billion",
                 "or", "to", "of", "out", "by", "point", "percent", "tenths", "hundredths", "thousandths", "halves",
@@ -104,7 +109,10 @@ def _phrase_answer(text: str, end: int) -> str | None:
         span = inner[:close] if close >= 0 else inner
     else:
         if not _MATH_START_RE.match(line):
-            return None  # checked before the (slower) search for where the span ends
+            # "the answer is the number of pairs we counted, which is 73.": the value the description comes to
+            stop = _SENTENCE_STOP_RE.search(line)
+            named = _WHICH_IS_RE.search(line, 0, stop.start() if stop else len(line))
+            return named.group("v") if named else None  # checked before the (slower) search for where the span ends
         stop = _SPAN_END_RE.search(line)
         span = line[:stop.start()] if stop else line
     span = span.strip().strip("*_").strip()
@@ -137,7 +145,8 @@ def _find_answer(text: str, deadline: Deadline) -> tuple[int, int, str, str] | s
     """(start, end, answer text, via) of the last committed answer; a note string when it is unreadable."""
     best: tuple[int, int, str, str] | None = None
     cut_off: int | None = None
-    for i, box in enumerate(boxed_from_last(text)):
+    boxes = boxed_from_last(text)
+    for i, box in enumerate(boxes):
         if i % _CHECK_EVERY == 0:
             deadline.check("reading the answer")
         if box.body is None:
@@ -146,6 +155,9 @@ def _find_answer(text: str, deadline: Deadline) -> tuple[int, int, str, str] | s
         body = box.body.strip()
         if body.lower().strip("$ ") not in _PLACEHOLDERS:
             best = (box.start, box.end, body, "boxed")
+            final = _final_box_before(text, body, islice(boxes, _RESTATED_REACH))
+            if final is not None:
+                best = (final.start, final.end, final.body.strip(), "boxed")
             break
     # Only the last anchor with a readable answer after the box can win, so walk them backwards.
     # A prose answer has a digit, so a tail without one has none (and costs no walk).
@@ -166,6 +178,26 @@ def _find_answer(text: str, deadline: Deadline) -> tuple[int, int, str, str] | s
         if later is not None and (best is None or later[0] > best[0]):
             best = later
     return best
+
+
+_RESTATED_REACH = 8  # earlier boxes looked at for a final answer that a later box only restates a step of
+_FINAL_LABEL_RE = re.compile(r"(?:final[ \t]+answer|answer[ \t]+is)[ \t*_:]*(?:(?:\$\$?|\\\[|\\\()[ \t]*)?$", re.IGNORECASE)
+
+
+def _final_box_before(text: str, last_body: str, earlier) -> Boxed | None:
+    """The box labelled as the final answer before the last box, when the last one restates a step's result
+    boxed before that label ("Final answer: \\boxed{73}. Recall the first step gave \\boxed{12}."), else None."""
+    final = None
+    for box in earlier:
+        if box.body is None:
+            return None
+        body = box.body.strip()
+        if final is None:
+            if body != last_body and _FINAL_LABEL_RE.search(text, max(0, box.start - 40), box.start):
+                final = box
+        elif body == last_body:
+            return final
+    return None
 
 
 def _json_answer(text: str, after: int) -> tuple[int, int, str, str] | None:
@@ -277,6 +309,12 @@ def _read(response: str, deadline: Deadline) -> AimeReading:
         closing = closing_statement(text, _VALUE_WORDS)
         if closing is not None:  # "The age gap between the two people is 10 years."
             return AimeReading(closing, "closing statement", int(closing))
+        plain = ((lambda t: one_number_reply(t, _VALUE_WORDS), "one-number reply"),
+                 (opening_statement, "opening statement"), (closing_equation, "closing equation"))
+        for rule, via in plain:
+            found_value = rule(text)
+            if found_value is not None:
+                return AimeReading(found_value, via, int(found_value))
         return AimeReading(None, None, None, "think block not closed" if think_open else None)
     _, end, answer, via = found
     deadline.check("reading the answer")
@@ -288,6 +326,11 @@ def _read(response: str, deadline: Deadline) -> AimeReading:
         noun = _PROSE_NOUN_RE.fullmatch(_RELATIVE_CLAUSE_RE.split(final_answer_text(answer).rstrip("."), 1)[0])
         if noun and not _VALUE_WORDS.intersection(noun.group(2).lower().split()):
             value, reason = int(noun.group(1)), None
+        else:
+            # "the answer is 2 bars have values above 4": a count, then a clause about what it counts
+            counted = _COUNT_CLAUSE_RE.match(final_answer_text(answer))
+            if counted and counted.group(2).lower() not in _VALUE_WORDS and not _ALTERNATIVE_RE.search(answer):
+                value, reason = int(counted.group(1)), None
     return AimeReading(answer, via, value, reason=reason)
 
 

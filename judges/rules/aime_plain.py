@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from judges.rules.extract import without_pleasantries
+from judges.rules.extract import ends_unfinished, without_pleasantries
 
 _INT = r"[-−]?(?:\d{1,3}(?:,\d{3})+|\d{1,7})"
 # Number words a short reply counts in ("There are three objects left", "Two").
@@ -37,17 +37,38 @@ _DESCRIBES_RE = re.compile(r"\b(?:the|these|those|both|than|of|with|exactly|leas
 _HEDGED_RE = re.compile(r"\b(?:if|not|suppose|assuming|whether|unless|cannot|can't|maybe|perhaps|or)\b", re.IGNORECASE)
 _NUMBER_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _SENTENCE_STOP_RE = re.compile(r"[.!?](?=\s)|\n")
+# A sentence that gives the reason for the one before it.
+_EXPLAINS_RE = re.compile(r"[ \t]*(?:this|that|it)[ \t]+is[ \t]+(?:because|since|due|why)\b", re.IGNORECASE)
+_OPENING_BOLD_RE = re.compile(rf"\b(?:is|are|was|were|equals)[ \t]*(?::[ \t]*)?\*\*\$?(?P<n>{_INT})\$?\*\*(?=[ \t]*(?:[.!][ \t]*)?\Z)")
+_EQUATION_END_RE = re.compile(rf"=[ \t]*[*_$]*(?P<n>{_INT})[*_$]*[ \t]*(?:[.!][ \t]*)?\Z")
+# A clause that adds detail to the statement before it ("..., with one aged 23"), not a second statement.
+_DETAIL_RE = re.compile(r"(?:with|as|since|because|which|given|meaning|based|according)\b", re.IGNORECASE)
+# What makes a one-sentence reply no answer: a blank left to fill ("___"), or a contrast of two claims.
+_UNSURE_RE = re.compile(r"__|\b(?:but|however|while)\b", re.IGNORECASE)
+_SIGNED_NUMBER_RE = re.compile(r"(?:(?<![\w)\]}])[-−])?\d[\d,]*(?:\.\d+)?")  # "=-52", not the "-" of "5-year"
+_COPULA_AFTER_RE = re.compile(r"\b(?:is|are|was|were|equals)\b")
+_FINISHED_MARKS = tuple(".!)]*$\"'”’")
+ONE_SENTENCE_CHARS = 200  # a one-sentence reply this short with one number gives that number
+OPENING_REPLY_CHARS = 1200  # a reply whose opening sentence states the answer in bold: short ones only
 CLOSING_SENTENCE_CHARS = 300  # the last sentence is looked for this far from the end
 SHORT_REPLY_CHARS = 400  # counts in words and "There are N ..." are read in short replies only
+
+
+def _last_sentence(body: str) -> str:
+    tail = body[-CLOSING_SENTENCE_CHARS:]
+    stops = [m.end() for m in _SENTENCE_STOP_RE.finditer(tail)]
+    return tail[stops[-1]:] if stops else tail
 
 
 def closing_statement(text: str, value_words: set[str]) -> str | None:
     """The integer a reply's closing sentence states, or None. value_words: words that, after the number,
     change or hedge it ("7 or more", "12 squared"), so that no integer is read."""
     body = without_pleasantries(text[-CLOSING_SENTENCE_CHARS - 700:])
-    tail = body[-CLOSING_SENTENCE_CHARS:]
-    stops = [m.end() for m in _SENTENCE_STOP_RE.finditer(tail)]
-    sentence = tail[stops[-1]:] if stops else tail
+    sentence = _last_sentence(body)
+    if _EXPLAINS_RE.match(sentence) and body[:len(body) - len(sentence)].strip():
+        # "... there are 3 objects left. This is because ...": the reason given after a statement states nothing.
+        body = body[:len(body) - len(sentence)].rstrip()
+        sentence = _last_sentence(body)
     if _HEDGED_RE.search(sentence):
         return None
     bold = list(_BOLD_RE.finditer(sentence))
@@ -74,13 +95,73 @@ def closing_statement(text: str, value_words: set[str]) -> str | None:
     return value
 
 
+def one_number_reply(text: str, value_words: set[str]) -> str | None:
+    """The integer of a reply that is one short sentence giving one number ("The hand points to the number 3."),
+    or whose main clause states one before a clause that adds detail ("The gap is 23 years, with one aged ...")."""
+    body = without_pleasantries(text).strip().strip("*_ \t")
+    if len(body) > ONE_SENTENCE_CHARS or body.endswith("?") or _HEDGED_RE.search(body) or _UNSURE_RE.search(body):
+        return None
+    stops = [m.end() for m in _SENTENCE_STOP_RE.finditer(body)]
+    if stops and body[stops[0]:].strip():
+        return None  # more than one sentence
+    if not body.endswith(_FINISHED_MARKS) and not body[:1].isdigit():
+        return None  # "Working: 12 so far, then": cut off before its statement ("3 centimeters" is a whole reply)
+    sentence = body.rstrip(".! \t")
+    clause, _, detail = sentence.partition(", ")
+    m = _STATEMENT_RE.search(clause)
+    if m and _DETAIL_RE.match(detail) and "=" not in detail and not _other_values(clause, m.span("n")):
+        unit = (m.group("unit") or "").lower().split()
+        return None if value_words.intersection(unit) else _integer(m.group("n"))
+    numbers = list(_SIGNED_NUMBER_RE.finditer(sentence))
+    if len(numbers) != 1 or _other_values(sentence, numbers[0].span()) or "." in numbers[0].group():
+        return None
+    if _DESCRIBES_RE.search(sentence, 0, numbers[0].start()):
+        return None  # "the shipments with exactly 56 boxes": the number says what is counted, not how many
+    if _COPULA_AFTER_RE.search(sentence, numbers[0].end()):
+        return None  # the number is in the subject: "The limit as x approaches -1 is undefined."
+    after = sentence[numbers[0].end():].lower().split()
+    if after and after[0] in value_words:
+        return None  # "3 times", "7 or more"
+    return _integer(numbers[0].group())
+
+
+def opening_statement(text: str) -> str | None:
+    """The integer a short reply states in bold in its first sentence ("The lowest year was **2013**. ..."), when
+    no other bold number follows: the answer first, then what supports it."""
+    body = without_pleasantries(text).strip()
+    if len(body) > OPENING_REPLY_CHARS:
+        return None
+    stop = _SENTENCE_STOP_RE.search(body)
+    first = body[:stop.end() if stop else len(body)]
+    m = _OPENING_BOLD_RE.search(first)
+    if m is None or _HEDGED_RE.search(first):
+        return None
+    bold = {_integer(b.group("n")) for b in _BOLD_RE.finditer(body)}
+    value = _integer(m.group("n"))
+    return value if bold == {value} else None
+
+
+def closing_equation(text: str) -> str | None:
+    """The integer that ends the reply's last line as the result of an equation ("40 + 33 = 73"), when the reply
+    finished (a line cut off at the token limit may stop at any "=")."""
+    body = without_pleasantries(text[-CLOSING_SENTENCE_CHARS - 700:])
+    line = body[body.rfind("\n") + 1:]
+    m = _EQUATION_END_RE.search(line, max(0, len(line) - 40))
+    if m is None or ends_unfinished(body):
+        return None
+    return _integer(m.group("n"))
+
+
 def _other_values(sentence: str, value: tuple[int, int]) -> int:
     """How many numbers, in digits or in words, the sentence gives besides the value at that span. A number that
     only describes what is counted does not count: "the two people", "values smaller than 0", "with 56 boxes"."""
     found = [m for m in _WORDS_RE.finditer(sentence) if m.group().lower() in NUMBER_WORDS]
     found += list(_NUMBER_RE.finditer(sentence))
+    # The value as the result of an equation too ("Since BE + CF = 8, EF is 8") is the same value, said twice.
+    same = _integer(sentence[value[0]:value[1]])
     return sum(1 for m in found if not (m.start() < value[1] and value[0] < m.end())
-               and not _DESCRIBES_RE.search(sentence, 0, m.start()))
+               and not _DESCRIBES_RE.search(sentence, 0, m.start())
+               and not (_integer(m.group()) == same and sentence[:m.start()].rstrip(" \t$").endswith("=")))
 
 
 def _integer(written: str) -> str:

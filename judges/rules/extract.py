@@ -1,4 +1,5 @@
-"""Shared text helpers for the rule-based graders: the committed part of a response, boxed answers, retractions."""
+"""Shared text helpers for the rule-based graders: the committed part of a response, boxed answers, retractions,
+and whether a response was cut off (an unfinished last line, a loop)."""
 from __future__ import annotations
 
 import re
@@ -154,3 +155,46 @@ def without_pleasantries(text: str) -> str:
             return body
         text = body[:m.start()]
     return text.rstrip()
+
+
+_OPEN_CLOSE = (("(", ")"), ("{", "}"), ("[", "]"))
+_UNFINISHED_ENDS = tuple("=+-*/^_&\\,({[")
+_CURRENCY_RE = re.compile(r"(?<![^\s(])\$(?=\d)")  # " $330": a currency sign, not a math delimiter
+LONG_LINE_CHARS = 120  # a last line this long that stops without a closing mark was cut off mid-sentence
+_CLOSING_MARKS = tuple(".!?)]}*`\"'$|:”’」。")
+
+
+def ends_unfinished(text: str) -> bool:
+    """Whether the text stops in the middle of something: an expression, a bracket, a math block, or a long line
+    with no closing mark (a response cut off at its token limit). Its last line then states nothing."""
+    body = text.rstrip()
+    line = body[body.rfind("\n") + 1:]
+    if body.endswith(_UNFINISHED_ENDS) or (line.count("$") - len(_CURRENCY_RE.findall(line))) % 2:
+        return True
+    if any(line.count(o) > line.count(c) for o, c in _OPEN_CLOSE):
+        return True
+    if body.count("\\begin{") > body.count("\\end{") or body.rfind("\\[") > body.rfind("\\]") or body.count("$$") % 2:
+        return True  # inside a display block
+    return len(line) > LONG_LINE_CHARS and not line.endswith(_CLOSING_MARKS)
+
+
+LOOP_REPEATS = 4  # a tail that repeats this many times in a row is a loop the model could not leave
+_LOOP_PERIODS = range(16, 400)  # characters in one turn of a loop (shorter ones are runs of one token)
+
+
+def loop_start(text: str) -> int | None:
+    """Where a loop that fills the end of the text begins (the same passage over and over until the token
+    limit), or None. Each period costs one C-speed comparison of a bounded tail."""
+    body = text.rstrip()
+    for period in _LOOP_PERIODS:
+        n = period * LOOP_REPEATS
+        if len(body) < n:
+            return None
+        tail = body[-n:]
+        if tail[period:] == tail[:-period] and len(set(tail[-period:].split())) > 1:  # words, not one digit run
+            start = len(body) - n
+            floor = max(0, start - 100 * period)  # bounded walk back to the loop's first turn
+            while start > floor and body[start - 1] == body[start - 1 + period]:
+                start -= 1
+            return start
+    return None

@@ -8,15 +8,16 @@ from dataclasses import dataclass
 from itertools import islice
 
 from judges.rules.deadline import Deadline, SampleTimeout
-from judges.rules.extract import (boxed_from_last, committed_text, finditer_from_last, lower_same_length,
-                                  retracted_after)
-from judges.rules.gpqa_leadins import (LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
+from judges.rules.extract import (boxed_from_last, committed_text, ends_unfinished, finditer_from_last,
+                                  loop_start, lower_same_length, retracted_after)
+from judges.rules.gpqa_leadins import (LABEL_LINE_RE, LABEL_TAIL_CHARS, LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
                                       negated, parenthesised, sentence_before, verb_phrases, word_spans)
 from judges.rules.gpqa_reach import GATED_CHARS, letter_reach, merge, starts_in
 from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
 from judges.rules.vocabulary import (ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART,
                                     alternation)
-from judges.rules.gpqa_plain import closing_bracket, closing_predicate, label_with_own_text, yes_no_opening
+from judges.rules.gpqa_plain import (closing_bracket, closing_predicate, label_after_copula, label_with_own_text,
+                                    yes_no_opening)
 from judges.rules.answer_hedges import hedge_around
 from judges.rules.outside_label import label_outside_choices
 from judges.rules.thinking import closed_thinking, unsettled
@@ -24,12 +25,12 @@ from judges.rules.unanswered import asks_for_the_question
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
                                       quotes_own_option)
 
-PARSER_VERSION = "gpqa-v5"
+PARSER_VERSION = "gpqa-v6"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
 # Markdown, math and bracket wrappers allowed between an anchor and its letter.
-_WRAP = (r"(?P<wrap>(?:[\s*_$«“\"]|\\boxed\s*\{|\\" + WRAPPER_RE_PART + r"\s*\{|\\\(|\(|\[|\{|(?:option|choice)\b)*)")
+_WRAP = (r"(?P<wrap>(?:[\s*_$«“\"]|\\boxed\s*\{|\\" + WRAPPER_RE_PART + r"\s*\{|\\\(|\\\[|\(|\[|\{|(?:option|choice)\b)*)")
 # After the letter: no further word character (so "Cannot" and "Carbon" are not C), and not
 # hedged between two letters ("B or C", "A/C", "A, B").
 _LETTER = r"(?P<letter>[A-Za-z])(?![A-Za-z0-9])(?![ \t]*[=^_])(?!\)?\**\s*(?:or|and|/|,|&)\s*\(?(?-i:[A-Z])(?![A-Za-z0-9]))"
@@ -49,14 +50,14 @@ _AFTER_COPULA = (r"(?:[ \t]+(?:(?:most|very|more|quite)[ \t]+)?(?:likely|probabl
                  r"opción|opcion|choix|variante|antwort))*")
 _AT_ANSWER = (
     # Answer: C / **Answer:** C / Answer — C
-    re.compile(rf"{_ANS}[ \t]*(?:\*\*|__)?(?:[ \t]*[:：]|[ \t]+[—–-])[ \t]*(?:\*\*|__)?{_WRAP}{_LETTER}", _I),
+    re.compile(rf"{_ANS}(?:[ \t]*(?:\*\*|__))?(?:[ \t]*[:：]|[ \t]+[—–-])(?:[ \t]*(?:\*\*|__))?{_WRAP}{_LETTER}", _I),
     # the answer is (C) / the correct answer is likely D / la bonne réponse est donc C
-    re.compile(rf"{_ANS}{_BETWEEN}[ \t]+{_COPULA}\b[ \t]*:?{_AFTER_COPULA}{_WRAP}{_LETTER}", _I),
+    re.compile(rf"{_ANS}{_BETWEEN}[ \t]+{_COPULA}\b(?:[ \t]*:)?{_AFTER_COPULA}{_WRAP}{_LETTER}", _I),
 )
 # 答案：C / 正确答案是 (C) / 答え：D
-_AT_ZH = re.compile(rf"{alternation(CJK_ANSWER_WORDS)}\s*(?:是|为|應該是|应该是|は)?\s*[:：]?{_WRAP}{_LETTER}", _I)
+_AT_ZH = re.compile(rf"{alternation(CJK_ANSWER_WORDS)}(?:\s*(?:是|为|應該是|应该是|は))?(?:\s*[:：])?{_WRAP}{_LETTER}", _I)
 # 故选C / 应选 B / 正确选项是 C: "选" only counts after a word that makes it the model's choice.
-_AT_ZH_CHOOSE = re.compile(rf"选(?:项)?\s*(?:是|为)?\s*[:：]?{_WRAP}{_LETTER}", _I)
+_AT_ZH_CHOOSE = re.compile(rf"选(?:项)?(?:\s*(?:是|为))?(?:\s*[:：])?{_WRAP}{_LETTER}", _I)
 _ZH_CHOOSERS = ("故", "应", "應", "所以", "因此", "正确", "我", "最终", "综上")
 # ... or a verdict right after the letter ("选项(D)正确"), or the reply's last line opening with it ("选项A。").
 _ZH_CORRECT_AFTER = re.compile(r"[)）\]]?\s*(?:是|为)?(?:正确|对)")
@@ -76,7 +77,7 @@ _AT_HEADING = re.compile(rf"answer[ \t*_]*$\n{_WRAP}{_LETTER}", _I | re.MULTILIN
 _HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*(?:final\s+)?", _I)
 _AT_OPTION = (
     re.compile(rf"(?:option|choice)(?:\s+letter)?(?:\s+for\s+(?:this|the)\s+question)?\s+(?:is|would\s+be|should\s+be)\b"
-               rf"[ \t]*:?{_WRAP}{_LETTER}", _I),  # "The correct option letter for this question is B"
+               rf"(?:[ \t]*:)?{_WRAP}{_LETTER}", _I),  # "The correct option letter for this question is B"
     re.compile(r"(?:option|choice)\s*\(?(?P<letter>[A-Za-z])\)?\s+is\s+(?:the\s+)?(?:correct|right|best)\b", _I),
 )
 _AT_BOXED = (
@@ -89,6 +90,12 @@ _AT_BOXED = (
 _LETTER_BEFORE_RE = re.compile(
     r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?\**\s+is\s+(?:the|my)\s+(?:(?:most\s+)?(?:correct|right|best|likely|final|plausible)\s+)+$")
 # After a verdict on one option, its reason or scope: "Option D is correct because ...", "... for gases".
+# "(C), so that is the answer", "C, which is the correct answer", "(C). That is my final answer": the letter,
+# then a pronoun that points back to it; read backwards from the answer word.
+_POINTS_BACK_RE = re.compile(
+    r"(?:^|(?<=[\s(*]))\(?(?P<letter>[A-Z])\)?[*_]*[ \t]*(?:[.,;][ \t]*)?(?:(?:so|and|thus),?[ \t]+)?"
+    r"(?:that|this|which|it)(?:'s|’s|[ \t]+is|[ \t]+must[ \t]+be|[ \t]+would[ \t]+be)[ \t]+(?:the|my)[ \t]+"
+    r"(?:(?:most[ \t]+)?(?:correct|right|best|final|likely)[ \t]+)*$", _I)
 _EVALUATION_RE = re.compile(r"[ \t]{0,8}(?:,[ \t]{0,8})?(?:because|since|as|for|in|only|if|when|unless|under|given|due)\b", _I)
 _WORD_RE = re.compile(r"\w*")
 # "D. ethyl acetate is the correct answer": a label, the option's words (one clause), then the verdict.
@@ -146,7 +153,8 @@ def _bare_patterns(letters: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
     cls = "".join(sorted({c.upper() for c in letters} | {c.lower() for c in letters}))
     upper = "".join(sorted({c.upper() for c in letters}))
     # A line that is nothing but the letter ("C", "(C)", "**C.**"), and a whole response that is.
-    bare_line = re.compile(rf"^[ \t*_#>(\[→⇒∴]*(?:=>[ \t*_(\[]*)?(?P<letter>[{upper}])[ \t*_.)\]:]*$", re.MULTILINE)
+    bare_line = re.compile(rf"^[ \t*_#>(\[→⇒∴]*(?:=>[ \t*_(\[]*)?(?:(?i:option|choice)[ \t]+[*_(\[]*)?(?P<letter>[{upper}])"
+                           rf"[ \t*_.)\]:]*$", re.MULTILINE)
     bare_whole = re.compile(rf"[\s*_#>(\[$]*(?P<letter>[{cls}])(?:[\s*_.)\]:$]*|\)\s+\S[^\n]*)", re.DOTALL)
     return bare_line, bare_whole
 
@@ -277,6 +285,11 @@ def _anchored(text: str, low: str, deadline: Deadline):
             before = _LETTER_BEFORE_RE.search(text, max(0, p - 60), p) or _label_before(text, p)
             if before:
                 yield before, before.start()
+                continue
+        if is_answer and low.find(" the ", max(0, p - 24), p) + low.find(" my ", max(0, p - 24), p) > -2:
+            before = _POINTS_BACK_RE.search(text, max(0, p - 60), p)
+            if before and before.group("letter").isupper():
+                yield before, before.start()
 
 
 def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline):
@@ -328,12 +341,40 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
         candidate = next(found, None)  # each rule's last candidate in the text comes first
         if candidate:
             pos, end, letter, via = candidate
+            if via == "parenthesised" and best and best[3] == "anchor" and not _SENTENCE_BREAK_RE.search(
+                    text, best[1], pos):
+                continue  # "the correct answer is (I) with supporting details in (G)": the anchor's sentence
             consider(pos, end, letter, via, via == "letter verdict" and _EVALUATION_RE.match(
                 text, _WORD_RE.match(text, end).end()) is not None)
     if len(text) <= GATED_CHARS or any(letter in text for letter in valid):  # a letter line needs a letter
-        for m in checked(bare_line.finditer(text, max(0, start - 2)), deadline):
-            consider(m.start("letter"), m.end(), m.group("letter"), "line")
+        lines = list(checked(bare_line.finditer(text, max(0, start - 2)), deadline))
+        # Only the last line that is no next item of a list of options can win ("(C) means ...\n(D)" cut off).
+        for m in islice(reversed(lines), MAX_LIST_ITEMS):
+            if not _next_list_item(text, m.start(), m.group("letter")):
+                consider(m.start("letter"), m.end(), m.group("letter"), "line")
+                break
     return best or evaluated, rejected, answered
+
+
+MAX_LIST_ITEMS = 32  # letter lines looked at from the end for one that does not continue a list
+_PREVIOUS_LINE_CHARS = 400
+
+
+def _next_list_item(text: str, line_start: int, letter: str) -> bool:
+    """Whether the line at line_start follows a line labelled with the letter before its own ("(B) means ..."
+    then "(C)"): the next item of a list the model was writing, not a choice."""
+    before = text[max(0, line_start - _PREVIOUS_LINE_CHARS):line_start].rstrip()
+    previous = LABEL_LINE_RE.match(before, before.rfind("\n") + 1)
+    return previous is not None and ord(previous.group("letter")) == ord(letter) - 1
+
+
+_LETTER_MENTION_RE = re.compile(r"(?<![A-Za-z0-9])\(?(?P<letter>[A-Z])\)?(?![A-Za-z0-9])")
+
+
+def _names_a_letter(passage: str, valid: set[str]) -> bool:
+    """Whether a looping passage goes over the options by letter ("so (H) is incorrect"): a walk-through."""
+    return any(m.group("letter") in valid and m.group(0) != m.group("letter")
+               for m in _LETTER_MENTION_RE.finditer(passage))
 
 
 def _label_text_start(text: str, pos: int) -> tuple[int, bool]:
@@ -447,7 +488,7 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
             if named:  # the latest statement that names options decides; naming two is no answer
                 return letters[named.pop()] if len(named) == 1 else None
     last = _statement_at(text, text.rstrip().rfind("\n") + 1)
-    if last and (commits(last) or len(last) <= 120 and not negated(last)):
+    if last and (commits(last) or len(last) <= 120 and not negated(last)) and not ends_unfinished(text):
         found = option_in_text(last.strip("*_ \t"), options)
         return letters[found] if found is not None else None
     return None
@@ -455,6 +496,7 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
 
 # Plain-word answers, tried in this order when nothing else names an option (judges/rules/gpqa_plain.py).
 _PLAIN_RULES = ((yes_no_opening, "yes/no"), (label_with_own_text, "label with its text"),
+                (label_after_copula, "label after a copula"),
                 (closing_predicate, "closing predicate"), (closing_bracket, "closing bracket"))
 
 
@@ -504,9 +546,10 @@ def _before_invented_question(text: str) -> str:
 
 
 # A chat model that "sums up all the answers" after its own repeats the few-shot examples' answers.
-_ALL_ANSWERS = ("all the answers", "all answers", "所有答案")
+_ALL_ANSWERS = ("all the answers", "all answers", "the answers above", "above answers", "previous answers",
+                "所有答案", "以上答案", "以上问题的答案", "上述答案")
 _SUMMING_UP = ("summar", "combin", "recap", "compil", "总结", "汇总")
-_PLURALS = ("nswers", "NSWERS", "所有答案")
+_PLURALS = ("nswers", "NSWERS", "所有答案", "以上", "上述")
 
 
 def _before_summary_of_answers(text: str) -> str:
@@ -533,7 +576,10 @@ _NON_ANSWER_RE = re.compile(
     r"|not\s+(?:among|in|listed\s+in|provided\s+in|one\s+of)\s+the\s+(?:given\s+|provided\s+|listed\s+)?"
     r"(?:options|choices)|but\s+(?:this|that|it)\s+is\s+not\s+the\s+(?:correct|right)\s+answer)", _I)
 # Another parenthesised letter right before the one read, in the same list: "(E), and (G)".
-_LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*(?:,[ \t]*)?(?:and[ \t]+|&[ \t]*)?\(?$")
+_LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*(?:,[ \t]*)?(?:and[ \t]+|or[ \t]+|&[ \t]*)?\(?$")
+# A later statement that gives two letters as the answer ("The answer is C and H."): no single answer stands.
+_TWO_LETTER_ANSWER_RE = re.compile(
+    r"\b(?i:answer)\s+(?:is|would\s+be)(?:\s*:)?[ \t*_]*\(?(?P<one>[A-Z])\)?[ \t*_]*(?:,|and|or|&|/)[ \t]*\(?(?P<two>[A-Z])\)?(?![A-Za-z0-9])")
 # A sub-question's label opening a line or sentence: "(a)", "b)", "(ii)".
 _PART_LABEL_RE = re.compile(r"(?:^|(?<=[.:]\s))[ \t*_]*\(?(?:[a-f]|i{1,3}|iv|v|vi)\)[ \t]", re.MULTILINE)
 
@@ -554,6 +600,16 @@ def _several_questions(text: str, answered: list[tuple[int, str]]) -> str | None
     return None
 
 
+def _bare_tail_fits(whole: re.Match, letters: tuple[str, ...], options: list[str] | None) -> bool:
+    """Whether the text after a response's opening letter may be its answer: "(A) We need to find the moles ..."
+    running on until cut off is a paragraph that opens with a label, and the model never got to its answer."""
+    tail = whole.string[whole.end("letter"):].lstrip(" \t*_.)]:$")
+    if len(tail) <= LABEL_TAIL_CHARS or not ends_unfinished(tail):
+        return True
+    letter = whole.group("letter").upper()
+    return bool(options) and letter in letters and option_starting(tail, options) == letters.index(letter)
+
+
 def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | None,
                  deadline: Deadline, cut_off: bool = False) -> GpqaReading:
     text, think_open = committed_text(response)
@@ -570,7 +626,7 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     if best is None and rejected is None:
         # A response that is only a letter ("c", "(B) ethyl acetate"), when nothing else states one.
         whole = bare_whole.fullmatch(text.strip())
-        if whole:
+        if whole and _bare_tail_fits(whole, letters, options):
             return GpqaReading(whole.group("letter").upper(), "bare")
     if rejected and (best is None or rejected[0] > best[0]):
         # The last committed letter is outside the choice set: no valid answer, not an earlier one.
@@ -593,6 +649,11 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
         return GpqaReading(None, None, "think block not closed" if think_open else None)
     start, end, letter, via = best
     deadline.check("reading the answer")
+    if ends_unfinished(text):
+        looping = loop_start(text)
+        if looping is not None and start < looping and _names_a_letter(text[looping:looping + 400], valid):
+            # cut off in a loop ("..., so (H) is incorrect." over and over): the model never finished its walk
+            return GpqaReading(None, None, f"cut off in a loop after {letter}")
     if retracted_after(text, end):
         return GpqaReading(None, None, f"answer {letter} retracted afterwards")
     hedge = hedge_around(text, start, end, letter, valid)
@@ -604,9 +665,12 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
         return GpqaReading(None, None, f"says no option is the answer after giving {letter}")
     if asks_for_the_question(text, end):
         return GpqaReading(None, None, f"says the question asked reached it incomplete after giving {letter}")
+    two = _TWO_LETTER_ANSWER_RE.search(text, end)
+    if two and {two.group("one"), two.group("two")} <= valid and two.group("one") != two.group("two"):
+        return GpqaReading(None, None, f"answers {two.group('one')} and {two.group('two')} after giving {letter}")
     listed = _LISTED_BEFORE_RE.search(text, max(0, start - 16), start)
     if listed and listed.group("other") in valid and listed.group("other") != letter:
-        # "The correct options are (D), (E), and (G).": several letters given together, no single answer
+        # "The correct options are (D), (E), and (G).", "(E) or (G)": several letters given together, no single answer
         return GpqaReading(None, None, f"{listed.group('other')} and {letter} given together")
     other = _hedged_with(text, start, letter, valid)
     if other:

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from judges.rules.deadline import Deadline
+from judges.rules.extract import ends_unfinished
 from judges.rules.gpqa_reach import GATED_CHARS, Spans, letter_reach
 from judges.rules.vocabulary import ANSWER_WORDS, alternation
 
@@ -62,19 +63,22 @@ _PAREN_LETTER_RE = re.compile(
     r"(?P<letter>[A-Z])(?(paren)\))(?=[ \t*_]*(?:[.!;]|$))", re.MULTILINE)
 # "This matches option A", "corresponds to option B", "I'll go with C": tried only where a verb was found.
 _VERBS = ("match", "correspond", "consistent", "closest to", "go with", "going with", "choos", "select", "pick", "settle",
+          "think", "believe", "guess",
           "i.e.", "namely", "which is", "that is", "is option", "is choice", "is letter")
 _VERB_OPTION_RE = re.compile(
     r"(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|closest\s+to|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
-    r"pick(?:ing)?|settle\s+on|i\.e\.,?|namely|which\s+is|that\s+is|is(?=\s+(?:option|choice|letter)\b))\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
+    r"pick(?:ing)?|settle\s+on|(?:think|believe|guess)\s+(?:that\s+)?it(?:'s|’s|\s+is|\s+must\s+be|\s+should\s+be)|"
+    r"i\.e\.,?|namely|which\s+is|that\s+is|is(?=\s+(?:option|choice|letter)\b))\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
     r"(?:(?:option|choice|letter)\s+)?[*_(\[\"“]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]\"”]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
     re.IGNORECASE,
 )
 # "A is right", "Option C is the answer", "so, (C) it is": the letter first, then the verdict on it, read
 # backwards from the verdict word. The letter must open its clause, so "Vitamin A is the correct cofactor"
 # and "Hepatitis B is the most likely diagnosis" are not answers.
-_VERDICTS = ("correct", "right", "best", "likely", "plausible", "answer", "it is")
+_VERDICTS = ("correct", "right", "best", "likely", "plausible", "answer", "it is", "the one")
 _VERDICT_AT_RE = re.compile(
-    r"(?:(?:correct|right|best|likely|plausible)\b(?:\s+(?:answer|option|choice|one))?|answer\b)"
+    r"(?:(?:correct|right|best|likely|plausible)\b(?:\s+(?:answer|option|choice|one))?|answer\b"
+    r"|the\s+one(?=[ \t*_]*(?:[.!]|$)))"  # "C is the one." (not "the one with the lowest energy")
     r"(?!\s+(?:only|if|when|unless|under|for|in)\b)")
 _LETTER_IS_RE = re.compile(
     r"(?P<lead>(?:[Oo]ption|[Cc]hoice|[Tt]he\s+(?:answer|statement))\s+)?\(?(?P<letter>[A-Z])\)?(?:\*\*|__)?\s+is\s+"
@@ -82,12 +86,14 @@ _LETTER_IS_RE = re.compile(
 _SO_LETTER_RE = re.compile(r"\b(?i:so|then|thus)[,\s]+\(?(?P<letter>[A-Z])\)?\s+$")
 _CLAUSE_OPENERS_RE = re.compile(r"(?:^|[.!?:;,>]\s+|[\n(*]|\b(?i:so|thus|hence|therefore|clearly|overall)\s+)$")
 _OPTION_WORD_RE = re.compile(r"(?:option|choice|letter)\s+[*_(\[]*[A-Za-z](?![A-Za-z0-9])$", re.IGNORECASE)
-_CHOOSER_RE = re.compile(r"(?:\bi(?:'ll|’ll| will| would)?|\bwe(?:'ll| will)?|let's|let’s|\bso|\bthus|\btherefore)\s+$",
+_CHOOSER_RE = re.compile(r"(?:\bi(?:'ll|’ll|'m|’m|'d|’d| will| would| am)?|\bwe(?:'ll|’ll|'re|’re| will| are)?|let's|let’s|"
+                         r"\bso|\bthus|\btherefore)\s+$",
                          re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"[.!?][\"'”’]?(?=\s)|\n")  # a closing quote may follow the stop
 _SPACES_RE = re.compile(r"\s*")
 _REACH = 80  # how far before its letter a lead-in phrase may begin
 Candidate = tuple[int, int, str, str]  # (letter position, end of the phrase, letter, how it was found)
+LABEL_TAIL_CHARS = 200  # "(B) ethyl acetate": the words after an opening label name its option, they do not reason
 LIST_WINDOW_LINES = 6  # a label line with another letter this close means a list of options, not a choice
 LIST_WINDOW_CHARS = 3000  # and no farther than this, so each check costs a bounded amount
 
@@ -342,7 +348,8 @@ def verb_phrases(text: str, low: str, valid: set[str], start: int = 0,
         if letter not in valid and not (letter.upper() in valid and _OPTION_WORD_RE.search(text, m.start(), m.end())):
             continue
         verb = m.group().split(None, 1)[0].lower()
-        if verb in ("choose", "choosing", "select", "selecting", "pick", "picking", "go", "going", "settle"):
+        if verb in ("choose", "choosing", "select", "selecting", "pick", "picking", "go", "going", "settle",
+                    "think", "believe", "guess"):
             if not _CHOOSER_RE.search(text, max(0, m.start() - 20), m.start()):
                 continue  # "choose A if ..." in an instruction, not the model's choice
         elif not _OPTION_WORD_RE.search(text, m.start(), m.end()) and verb not in ("match", "matches", "matched"):
@@ -479,5 +486,7 @@ def label_lines(text: str, valid: set[str], labels: LabelLines,
         line_end = len(text) if line_end < 0 else line_end
         line = text[start:line_end].strip()
         bold_whole = line.startswith(("**", "__")) and line.endswith(("**", "__"))
+        if start == first and not bold_whole and len(line) > LABEL_TAIL_CHARS and ends_unfinished(text):
+            continue  # "(A) We first find ..." cut off mid-way: a paragraph that opens with a label, no answer
         if (start == first or bold_whole) and not labels.in_list(start, letter):
             yield text.find(letter, start), line_end, letter, "label line"

@@ -17,6 +17,11 @@ _ARROW_RE = re.compile(r"\\(?:rightarrow|to|longrightarrow)\b|→")
 _TOKEN_RE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
 # A prompt line as tasks/gpqa/prompt.jinja renders it: "C) option text".
 _PROMPT_CHOICE_RE = re.compile(r"^([A-Z])\) (.+)$", re.MULTILINE)
+# A hyphen joining two words ("PDE-Refiner", "no-reaction") is written or left out at will; one next to a
+# digit ("but-2-ene", "-3") carries meaning and stays.
+_WORD_HYPHEN_RE = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+# After a value, what makes it an operand of a calculation ("42.5 J / 5 = ..."), not the value stated.
+_OPERATORS = frozenset(("/", "*", "^", "÷", "x", "+", "-"))
 # Longest span of a response compared with the options; a final statement is short.
 MAX_SEGMENT_CHARS = 600
 
@@ -25,7 +30,7 @@ def tokens(text: str) -> tuple[str, ...]:
     """Case-, whitespace- and decoration-insensitive tokens of an option or a quoted answer."""
     text = latex_symbols(_ARROW_RE.sub(" -> ", _TIMES_RE.sub(" x ", text[:MAX_SEGMENT_CHARS])))
     text = _DECOR_RE.sub(" ", text)
-    text = text.translate(UNICODE_SPACES).replace("−", "-").replace("–", "-")
+    text = _WORD_HYPHEN_RE.sub(" ", text.translate(UNICODE_SPACES).replace("−", "-").replace("–", "-"))
     return tuple(_TOKEN_RE.findall(text.lower()))
 
 
@@ -36,12 +41,18 @@ def _strip_tail(seg: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _find(seg: tuple[str, ...], opt: tuple[str, ...]) -> int:
-    """Start of the first contiguous occurrence of opt in seg, or -1."""
+    """Start of the first contiguous occurrence of opt in seg that is not an operand of a calculation, or -1."""
     n = len(opt)
     for i in range(len(seg) - n + 1):
-        if seg[i:i + n] == opt:
+        if seg[i:i + n] == opt and not _operand(seg, i + n):
             return i
     return -1
+
+
+def _operand(seg: tuple[str, ...], end: int) -> bool:
+    """Whether the value ending at end is followed by an operator and another term ("42.5 J / 5")."""
+    nxt = seg[end:end + 2]
+    return len(nxt) == 2 and nxt[0] in _OPERATORS and (nxt[1][0].isdigit() or nxt[1] in ("(", "\\"))
 
 
 def option_starting(segment: str, options: Sequence[str]) -> int | None:
@@ -78,7 +89,7 @@ def options_named(segment: str, options: Sequence[str]) -> set[int]:
             continue
         short = len(t) <= 2 and sum(len(x) for x in t) <= 4
         if short:
-            if seg == t or (seg[:len(t)] == t and len(seg) <= len(t) + 3):
+            if seg == t or (seg[:len(t)] == t and len(seg) <= len(t) + 3 and not _operand(seg, len(t))):
                 spans.append((0, len(t), i))
             continue
         at = _find(seg, t)
@@ -89,9 +100,19 @@ def options_named(segment: str, options: Sequence[str]) -> set[int]:
 
 
 def option_in_text(segment: str, options: Sequence[str]) -> int | None:
-    """The one option whose text the segment states, or None when none or several do."""
+    """The one option whose text the segment states, or None when none or several do (a short option inside
+    the sentence counts against the other: "the wolf, and the frogs would increase" names two)."""
     named = options_named(segment, options)
-    return named.pop() if len(named) == 1 else None
+    if len(named) != 1:
+        return None
+    found = named.pop()
+    seg = _strip_tail(tokens(segment))
+    mine = _strip_tail(tokens(options[found]))
+    for i, option in enumerate(options):
+        t = _strip_tail(tokens(option))
+        if i != found and t and t[0].isalpha() and _find(seg, t) >= 0 and _find(mine, t) < 0:
+            return None
+    return found
 
 
 def options_for_record(meta: dict[str, Any] | None, messages: Sequence[dict[str, Any]] | None,

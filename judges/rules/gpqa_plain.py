@@ -15,8 +15,14 @@ from judges.rules.gpqa_options import option_starting, tokens
 # A reply that opens with "Yes" or "No" as a word of its own ("No, ...", "Yes.", "**No**").
 _YES_NO_OPENING_RE = re.compile(r"[\s*_]*(?P<word>yes|no)[*_]*(?:[,.!;:]|\s*$)", re.IGNORECASE)
 # The predicate of a closing statement: what follows its last "is", "is equal to", "equals", "=".
-_COPULA_RE = re.compile(r"(?:\b(?:is(?:\s+(?:also|then|therefore|thus))?(?:\s+equal\s+to)?|equals)\s|=|为|是)\s*",
-                        re.IGNORECASE)  # "is 20°", "is also 60°", "∠MPB = 125°", "的值为 B"
+_COPULA_RE = re.compile(r"(?:\b(?:is(?:\s+(?:also|then|therefore|thus))?(?:\s+equal\s+to)?|equals"
+                        r"|(?:will|would)(?:\s+(?:most\s+)?likely)?(?:\s+be)?)\s|=|为|是)\s*",
+                        re.IGNORECASE)  # "is 20°", "is also 60°", "∠MPB = 125°", "的值为 B", "will decrease", "would be"
+_EXPLAINS_RE = re.compile(r"[ \t*_]*(?:this|that|it)[ \t]+is[ \t]+(?:because|since|due|why)\b", re.IGNORECASE)
+_REASON_CLAUSE_RE = re.compile(r",[ \t]+(?:as|because|since|which|due|leading|given)\b", re.IGNORECASE)
+_THAT_RE = re.compile(r"that\s+", re.IGNORECASE)
+_MAX_COPULAS = 3
+_MAX_REASON_CHARS = 400  # a closing sentence that gives a reason may follow the statement
 _ARTICLE_RE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
 # "(D) snake" inside a sentence: a bracketed label with text after it, not the first thing on its line.
 _PAREN_LABEL_RE = re.compile(r"(?<=[^\s(])[ \t]+\((?P<letter>[A-Z])\)[ \t]+(?=\S)")
@@ -31,6 +37,7 @@ _CLOSING_BRACKET_RE = re.compile(r"(?<=[.!])[ \t*_]+\((?P<letter>[A-Z])\)[ \t*_.
 _CLOSING_BRACKET_REACH = 2000  # looked for near the end of the reply only
 _NOT_BEFORE_RE = re.compile(r"\b(?:not|never)\b|n't|n’t", re.IGNORECASE)
 _OTHER_LABEL_RE = re.compile(r"\((?-i:[A-Z])\)")  # another bracketed letter earlier in the sentence: a list
+_COPULA_LABEL_RE = re.compile(r"\b(?:is|was|are|were|be)[ \t]*(?::[ \t*_]*)?[*_]*\(?(?P<letter>[A-Z])[.)][ \t*_]+")
 _MAX_LABELS = 8  # bracketed labels looked at, latest first
 _MAX_OPTION_CHARS = 300  # how much text after a label is compared with its option
 
@@ -46,35 +53,64 @@ def yes_no_opening(text: str, letters: Sequence[str], options: Sequence[str]) ->
     return letters[words.index(m.group("word").lower())] if sorted(words) == ["no", "yes"] else None
 
 
-def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """The option that is the whole predicate of a short reply's last sentence: "... is the top.",
-    "∠EOD is equal to 20°.", or a letter in place of a value ("The area ... is C.")."""
-    if len(text) > SHORT_REPLY_CHARS:
-        return None
+def _statement_sentence(text: str) -> tuple[str, str]:
+    """The reply's closing statement and the text before it: its last sentence, or the one before that when
+    the last only gives a reason ("... is the snake. This is because snakes eat ants.")."""
     body = text.rstrip()
     line = body[body.rfind("\n") + 1:]
     sentence = sentence_before(line, len(line.rstrip(".!").rstrip()))
-    last = None
-    for last in _COPULA_RE.finditer(sentence):
-        pass
-    if last is None:
+    if _EXPLAINS_RE.match(sentence):
+        before = body[:len(body) - len(line) + line.rfind(sentence)].rstrip()
+        line = before[before.rfind("\n") + 1:]
+        sentence = sentence_before(line, len(line.rstrip(".!").rstrip()))
+        body = before
+    return sentence, body[:len(body) - len(line) + line.rfind(sentence)]
+
+
+def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The option that is the whole predicate of a short reply's closing statement: "... is the top.",
+    "∠EOD is equal to 20°.", "If the grass dies, the squirrels will decrease.", or a letter in place of a value
+    ("The area ... is C."). A sentence giving the reason after it, or a reason clause, is left out."""
+    if len(text) > SHORT_REPLY_CHARS + _MAX_REASON_CHARS:
         return None
-    rest = sentence[last.end():].strip(" \t*_")
-    if len(rest) > _MAX_PREDICATE_CHARS or negated(rest):
+    sentence, before = _statement_sentence(text)
+    if len(before) + len(sentence) > SHORT_REPLY_CHARS:
         return None
-    if rest in letters:
-        return rest  # "... is C." (upper case only: "is a" is an article)
-    said = _without_article(rest)
-    found = [i for i, o in enumerate(options) if tokens(o) and _without_article(o) == said]
-    if not found and len(said) >= 2 and said[-1].isalpha():
-        # "... is 135 degrees.": a number option followed by its unit word
-        found = [i for i, o in enumerate(options) if _NUMERIC_RE.fullmatch(o.strip()) and tokens(o) == said[:-1]]
-    if len(found) != 1:
+    # The whole sentence first; then without the reason a clause adds ("..., as it is prey for deer and wolf").
+    reason = _REASON_CLAUSE_RE.search(sentence)
+    for part in (sentence, sentence[:reason.start()]) if reason else (sentence,):
+        found = _predicate_options(part, letters, options)
+        if found is not None:
+            break
+    if isinstance(found, str):
+        return found
+    if found is None or len(found) != 1:
         return None
-    reply = tokens(body)
+    reply = tokens(before + part)
     if any(_contains(reply, _without_article(o)) for i, o in enumerate(options) if i != found[0] and tokens(o)):
         return None  # another option's value stated too ("... is 60°. ... is 45°. ... is 25°.")
     return letters[found[0]]
+
+
+def _predicate_options(sentence: str, letters: Sequence[str], options: Sequence[str]) -> list[int] | str | None:
+    """The options a sentence's predicate is (after its last copula, or an earlier one when that names none:
+    "is that grasshoppers will decrease"), a letter standing for a value, or None (no copula, or negated)."""
+    copulas = list(_COPULA_RE.finditer(sentence))[-_MAX_COPULAS:]
+    found = None
+    for last in reversed(copulas):
+        rest = _THAT_RE.sub("", sentence[last.end():].strip(" \t*_"), count=1)
+        if len(rest) > _MAX_PREDICATE_CHARS or negated(rest):
+            return None
+        if rest in letters:
+            return rest  # "... is C." (upper case only: "is a" is an article)
+        said = _without_article(rest)
+        found = [i for i, o in enumerate(options) if tokens(o) and _without_article(o) == said]
+        if not found and len(said) >= 2 and said[-1].isalpha():
+            # "... is 135 degrees.": a number option followed by its unit word
+            found = [i for i, o in enumerate(options) if _NUMERIC_RE.fullmatch(o.strip()) and tokens(o) == said[:-1]]
+        if found:
+            return found
+    return None
 
 
 def _contains(seq: tuple[str, ...], part: tuple[str, ...]) -> bool:
@@ -118,6 +154,23 @@ def label_with_own_text(text: str, letters: Sequence[str], options: Sequence[str
         if _NOT_BEFORE_RE.search(before[-30:]) or _OTHER_LABEL_RE.search(before) or _OTHER_LABEL_RE.search(after):
             continue
         return letter
+    return None
+
+
+def label_after_copula(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """ "The outcome that followed was H. <text of option H>.": a copula, then a label with its own option's text.
+
+    The last such pair near the end decides, unless its sentence negates it."""
+    found = list(_COPULA_LABEL_RE.finditer(text, max(0, len(text) - _CLOSING_BRACKET_REACH)))
+    for m in reversed(found[-_MAX_LABELS:]):
+        letter = m.group("letter")
+        if letter not in letters:
+            continue
+        rest = text[m.end():m.end() + _MAX_OPTION_CHARS].split("\n", 1)[0]
+        if option_starting(rest, options) != letters.index(letter) or _OTHER_LABEL_RE.search(rest):
+            continue  # another option's text, or a second label on the line ("are: (B) ... and (D) ...")
+        if not negated(sentence_before(text, m.start())):
+            return letter
     return None
 
 

@@ -21,7 +21,7 @@ def _record(task: str, response: str, target: str, finish_reason: str = "stop", 
 def test_registry_builds_it_and_ignores_llm_options():
     judge = create_judge("rules", judge_model=None, judge_base_url=None, concurrency=8)
     assert isinstance(judge, RulesJudge)
-    assert judge.judge_id == "rules-v5"
+    assert judge.judge_id == "rules-v6"
     assert judge.tasks == ("aime", "gpqa")
     assert judge.config()["aime_parser"].startswith("aime-v")
     assert judge.config()["gpqa_parser"].startswith("gpqa-v")
@@ -74,6 +74,14 @@ HOSTILE = {
     "deep-braces": ("\\boxed{", "{", 200_000),
     "wrappers": ("Answer: ", "(", 100_000),
     "options": ("Answer: ", "option ", 30_000),
+    # an answer phrase, then a run of spaces to the end (real responses end in 245,000 spaces): each anchor must
+    # not let two space quantifiers meet before its letter
+    "answer-is-spaces": ("The answer is ", " ", 200_000),
+    "answer-colon-spaces": ("Answer:", " ", 200_000),
+    "answer-word-spaces": ("which is the answer", " ", 200_000),
+    "cjk-answer-spaces": ("答案：", " ", 200_000),
+    "cjk-choose-spaces": ("故选", " ", 200_000),
+    "option-is-spaces": ("The correct option is", " ", 200_000),
 }
 SCALE = 20  # the baseline is the same response at 1/SCALE of its length
 
