@@ -50,11 +50,11 @@ class OneRowStack:
     @staticmethod
     def supports(model) -> bool:
         """Whether every layer has what the compiled stack assumes (see the module docstring)."""
-        from engine.native.models.llama import LlamaLayer
-        if model.tp is not None or not model.layers or not kernels.load():
+        layer_type = getattr(model, "ONE_ROW_LAYER", None)  # the layer class whose forward the stack reproduces
+        if layer_type is None or model.tp is not None or not model.layers or not kernels.load():
             return False
-        for i, layer in enumerate(model.layers):
-            if (type(layer) is not LlamaLayer or not layer.fused_norm or not layer.fused_rope
+        for layer in model.layers:
+            if (type(layer) is not layer_type or not layer.fused_norm or not layer.fused_rope
                     or layer.qkv_b is not None or layer.q_norm is not None or layer.window is not None
                     or any(name not in layer.int4 for name in MATRICES)):
                 return False

@@ -132,6 +132,7 @@ class LlamaModel(nn.Module):
     PARALLEL_MODE = "tp"  # the launch flag that splits this model over ranks (shard.load_shard)
     LOGITS_NEED_PEERS = True  # vocab-parallel head: every rank joins the logits gather
     LAYER = LlamaLayer  # subclasses swap in their own layer (qwen3_moe.py)
+    ONE_ROW_LAYER = LlamaLayer  # the layer one_row_step's compiled stack reproduces (any other takes the loop)
 
     def __init__(self, config: ModelConfig, tensors: dict[str, torch.Tensor]):
         super().__init__()
