@@ -43,9 +43,10 @@ def draw(probs: torch.Tensor, generators: list[torch.Generator | None]) -> torch
 def sample(logits: torch.Tensor, seqs: list[Sequence]) -> tuple[list[int], list[float] | None, dict[int, str]]:
     """logits: [B, V] float32 on CPU, one row per sequence. Returns token ids, logprobs (when any sequence asks)
     and {row: error} for rows that cannot be sampled (NaN or no finite logit); their token is meaningless."""
-    # One pass: a row's max is NaN when the row has a NaN (max propagates it), and infinite when no value is finite
-    # or one is +inf.
-    bad = ~torch.isfinite(logits.amax(-1))
+    # One pass gives the greedy tokens and the check: a row's max is NaN when the row has a NaN (max propagates
+    # it), and infinite when no value is finite or one is +inf (a bad row's token is meaningless anyway).
+    top, best = logits.max(-1)
+    bad = ~torch.isfinite(top)
     errors = {}
     if bool(bad.any()):
         errors = {i: "the logits row has NaN or no finite value (a logits processor or the model produced it)"
@@ -55,7 +56,7 @@ def sample(logits: torch.Tensor, seqs: list[Sequence]) -> tuple[list[int], list[
     greedy = [i for i, s in enumerate(seqs) if is_greedy(s.params)]
     sampled = [i for i, s in enumerate(seqs) if not is_greedy(s.params)]
     if greedy:
-        tokens[greedy] = (logits if len(greedy) == len(seqs) else logits[greedy]).argmax(dim=-1)
+        tokens[greedy] = best if len(greedy) == len(seqs) else best[greedy]
     if sampled:
         rows = [seqs[i] for i in sampled]
         tokens[sampled] = draw(filtered_probs(logits[sampled], [s.params for s in rows]), [s.generator for s in rows])
