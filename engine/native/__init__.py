@@ -17,7 +17,10 @@ Layers, bottom up (one concept per file):
   attention.py       AttentionMetadata (paged KV slots and blocks) and the paged attention used by models
   kernels/           small C++ CPU ops built once with g++ (decode attention read in place from the paged
                      cache, RoPE + cache write, bf16 norm / SiLU, 8-bit logits head, int8 x int4 VNNI matmul in
-                     int8_vnni.cpp); plain PyTorch without
+                     int8_vnni.cpp, a one-row decode step's whole layer stack in decode_step.cpp); plain
+                     PyTorch without
+  one_row_step.py    a one-row decode step through that compiled layer stack (same ops, bitwise the same
+                     tokens); HARNESS_DECODE_STEP=0 keeps the Python layer loop
   kv_cache.py        KVCache: per-layer tensors allocated from a byte budget, shaped by the model's spec;
                      blocks are zeroed when handed out, so attention may read whole blocks
   block_manager.py   fixed-size blocks, reference counts, prefix caching keyed by a chained SHA-256 of

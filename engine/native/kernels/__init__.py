@@ -27,7 +27,7 @@ HERE = Path(__file__).parent
 # (source, flags): -ffast-math lets gcc vectorise exp() in the attention kernel through libmvec (it never forms
 # inf or NaN itself); the RoPE file must round exactly as torch does, so it gets no fast-math and no FMA.
 SOURCES = [(HERE / "paged_decode.cpp", ["-ffast-math", "-fopenmp"]), (HERE / "rope.cpp", ["-ffp-contract=off"]),
-           (HERE / "int8_vnni.cpp", [])]
+           (HERE / "int8_vnni.cpp", []), (HERE / "decode_step.cpp", [])]
 CFLAGS = ["-O3", "-march=native", "-std=c++17", "-fPIC"]
 SPLIT = 256  # tokens per decode-attention work item in paged_decode.cpp; block sizes must divide it
 # The tiled decode-attention items (same bits, fewer instructions: paged_decode.cpp); HARNESS_DECODE_TILED=0 keeps
@@ -141,6 +141,16 @@ def add_rms_norm(x: torch.Tensor, residual: torch.Tensor | None, weight: torch.T
 def silu_mul(gu: torch.Tensor) -> torch.Tensor:
     """bf16 only: silu(gu[:, :F]) * gu[:, F:], rounded as F.silu(g) * u rounds. Call load() first."""
     return torch.ops.harness_native.silu_mul(gu)
+
+
+def decode_layers(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layers: list[torch.Tensor],
+                  kv_caches: list[torch.Tensor], slot_mapping: torch.Tensor, block_table: torch.Tensor,
+                  lens: torch.Tensor, block_size: int, scale: float, num_heads: int, num_kv_heads: int,
+                  eps: float) -> torch.Tensor:
+    """bf16 only: every Llama layer for one decode row x [1, H] in one call (decode_step.cpp; 10 tensors per layer
+    in `layers`, see there); returns the hidden row before the final norm. Call load() first."""
+    return torch.ops.harness_native.decode_layers(x, cos, sin, layers, kv_caches, slot_mapping, block_table, lens,
+                                                  block_size, scale, num_heads, num_kv_heads, eps, DECODE_TILED)
 
 
 def quantize_int8_groups(w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engine.native import int4_weights, kernels, packed_weights
+from engine.native import int4_weights, kernels, one_row_step, packed_weights
 from engine.native.attention import AttentionMetadata, KVCacheSpec, compiled_kernels_for, paged_attention
 from engine.native.config import ModelConfig
 
@@ -132,6 +132,7 @@ class LlamaModel(nn.Module):
     PARALLEL_MODE = "tp"  # the launch flag that splits this model over ranks (shard.load_shard)
     LOGITS_NEED_PEERS = True  # vocab-parallel head: every rank joins the logits gather
     LAYER = LlamaLayer  # subclasses swap in their own layer (qwen3_moe.py)
+    ONE_ROW_LAYER = LlamaLayer  # the layer one_row_step's compiled stack reproduces (any other takes the loop)
 
     def __init__(self, config: ModelConfig, tensors: dict[str, torch.Tensor]):
         super().__init__()
@@ -151,6 +152,7 @@ class LlamaModel(nn.Module):
         self.lm_head_vnni: int4_weights.VnniLinear | None = None  # 8-bit head codes for 13+ rows (enable_int4)
         self.tp = None  # ParallelGroup under tensor parallelism (vocab-parallel embedding and logits)
         self.vocab_start, self.vocab_part = 0, config.vocab_size
+        self.one_row_stack = None  # one_row_step's compiled layer stack, built on first use
 
     @classmethod
     def kv_cache_spec(cls, config: ModelConfig) -> KVCacheSpec:
@@ -265,6 +267,7 @@ class LlamaModel(nn.Module):
         """Use the 4-bit forms of the layer matrices that have them (steps of up to int4_weights.MAX_ROWS
         rows); returns their bytes. The dense weights stay for larger steps."""
         total = 0
+        self.one_row_stack = None
         vnni = int4_weights.vnni_wanted()  # 13+ rows without AMX: the codes against 8-bit activations
         for i, layer in enumerate(self.layers):
             for name in self.FUSED:
@@ -309,6 +312,7 @@ class LlamaModel(nn.Module):
         return sum(len(layer.packed) for layer in self.layers) + (self.lm_head_packed is not None)
 
     def bind_kv_cache(self, caches: list[tuple[torch.Tensor, torch.Tensor | None]]) -> None:
+        self.one_row_stack = None
         for layer, (kv, _) in zip(self.layers, caches):
             layer.kv_cache = kv
             layer.fused_rope = compiled_kernels_for(kv)
@@ -324,6 +328,9 @@ class LlamaModel(nn.Module):
         return self.tp.all_reduce(x)
 
     def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
+        one_row = one_row_step.forward(self, input_ids, positions, attn)  # one decode row: the compiled stack
+        if one_row is not None:
+            return one_row
         x = self._embed(input_ids)
         cos, sin = self.cos[positions], self.sin[positions]
         for layer in self.layers:
