@@ -473,6 +473,24 @@ def _occurrences(low: str, word: str, limit: int | None = None) -> list[tuple[in
     return found
 
 
+# What may stand between a lead-in and its boxed answer: spaces, markup and math openers ("\\[", "\\(", "$$").
+_MATH_OPENERS = ("\\[", "\\(", "$")
+_OPENER_REACH = 24
+
+
+def _before_math_opener(text: str, pos: int) -> int:
+    """Where the text before a \\boxed at pos ends once the math openers and markup just before it are
+    skipped (a few characters at most, so no pattern is needed)."""
+    start = max(0, pos - _OPENER_REACH)
+    head = text[start:pos]
+    while True:
+        head = head.rstrip(" \t\n*_")
+        opener = next((o for o in _MATH_OPENERS if head.endswith(o)), None)
+        if opener is None:
+            return start + len(head)
+        head = head[:-len(opener)]
+
+
 def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: list[str]) -> str | None:
     """The letter of the one option whose text the response's last statement gives, or None.
 
@@ -480,10 +498,12 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
     none names an option does the last line count, so an explanation after the answer cannot win.
     """
     starts = _statement_starts(low)
-    starts += [b.start + len("\\boxed{") for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None]
-    for start in sorted(set(starts), reverse=True):
+    # A boxed answer is led in by the sentence before its math opener: "**Final Answer:**\n\\[\n\\boxed{144}".
+    boxed = {b.start + len("\\boxed{"): _before_math_opener(text, b.start)
+             for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None}
+    for start in sorted(set(starts) | set(boxed), reverse=True):
         segment = _statement_at(text, start)
-        if segment and commits(sentence_before(text, start)):
+        if segment and commits(sentence_before(text, boxed.get(start, start))):
             named = options_named(segment.strip("*_ \t\"“”'‘’"), options)  # 'The correct answer is "No."'
             if named:  # the latest statement that names options decides; naming two is no answer
                 return letters[named.pop()] if len(named) == 1 else None

@@ -136,3 +136,21 @@ def test_a_closing_predicate_after_other_option_values_is_no_answer():
 ])
 def test_more_closing_shapes(response, expected):
     assert gpqa.read_letter(response, tuple("ABCD"), ANGLES).letter == expected
+
+
+VALUES = ["12", " $144$", "5.4 $\\mathrm{cm^2}$", "4,400°F"]
+
+
+@pytest.mark.parametrize("response, expected", [
+    # a boxed value in display math under a "Final Answer" heading: the heading leads it in across the opener
+    ("Rounding up gives n = 144.\n\n### Final Answer:\n\\(\\boxed{144}\\)", "B"),
+    ("The error is 5.4 cm².\n\n**Final Answer:**\n\\[\n\\boxed{5.4 \\, \\text{cm}^2}\n\\]", "C"),
+    ("We pick the closest.\n\n**Answer:**\n$$\\boxed{4,400°F}$$", "D"),
+    # no lead-in before the math, or a value that is no option: still no answer
+    ("Then n is found.\n\\[\n\\boxed{144}\n\\]", None),
+    ("**Final Answer:**\n\\[\n\\boxed{150}\n\\]", None),
+    # the lead-in is looked for only next to the opener: an answer word further back does not lead it in
+    ("The answer is not clear.\nWe compute n = 144 over several lines of working here.\n\\[\n\\boxed{144}\n\\]", None),
+])
+def test_boxed_value_under_a_final_answer_heading(response, expected):
+    assert gpqa.read_letter(response, tuple("ABCD"), VALUES).letter == expected
