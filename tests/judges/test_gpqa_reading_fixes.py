@@ -154,3 +154,16 @@ VALUES = ["12", " $144$", "5.4 $\\mathrm{cm^2}$", "4,400°F"]
 ])
 def test_boxed_value_under_a_final_answer_heading(response, expected):
     assert gpqa.read_letter(response, tuple("ABCD"), VALUES).letter == expected
+
+
+@pytest.mark.parametrize("response, expected", [
+    # "选" opening the last clause of a sentence that a chooser word ("所以", "因此") opens is the model's choice
+    ("由于AB=4，所以∠C=60°，选(B)。", "B"),
+    ("因此，∠A的度数为40°，选项为(D)。", "D"),
+    ("所以，BE的长是2，选项为 (A) 2。", "A"),
+    # a "选" clause in a sentence no chooser opens, or with no comma before it, is still not a choice
+    ("题目要求我们比较两个角，选项(B)和(C)都需要计算。", None),
+    ("所以我们需要比较选项B和选项C的大小。", None),
+])
+def test_chinese_choice_clause_after_a_chooser(response, expected):
+    assert gpqa.read_letter(response, tuple("ABCD"), ["2", "60°", "25°", "40°"]).letter == expected
