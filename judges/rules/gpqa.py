@@ -76,7 +76,7 @@ def _zh_closing_line(text: str, p: int) -> bool:
     return not previous.lstrip().startswith("选项")  # "选项A：...\n选项B：..." lists the options
 
 
-_ZH_SENTENCE_ENDS = "。！？\n"
+_ZH_SENTENCE_ENDS = "。！？.!?\n"  # the reply is read with full-width "。" already made "."
 _ZH_SENTENCE_REACH = 200
 
 
@@ -84,15 +84,17 @@ def _zh_chosen_in_clause(text: str, p: int) -> bool:
     """Whether the "选" at p opens a clause after one that a chooser word opens, or in a sentence that one opens:
     "所以∠MPB=60°，选(B)。", "因此，∠A的度数为125°，选项为(D)。"."""
     before = text[max(0, p - 2):p].rstrip()
-    if not before.endswith(("，", ",")):
+    if not before.endswith(","):  # full-width "，" is read as ","
         return False
     start = max(0, p - _ZH_SENTENCE_REACH)
     cut = max(text.rfind(end, start, p) for end in _ZH_SENTENCE_ENDS)
     if cut < 0 and start > 0:
         return False  # no sentence start within reach
     sentence = text[cut + 1:p].lstrip(" \t*_#>")
-    clauses = re.split("[，,]", sentence)  # the sentence's opening clause or the one just before "选"
+    clauses = sentence.split(",")  # the sentence's opening clause or the one just before "选"
     return any(c.strip().startswith(_ZH_CHOOSERS) for c in (clauses[0], clauses[-2]))
+
+
 _AT_HEADING = re.compile(rf"answer[ \t*_]*$\n{_WRAP}{_LETTER}", _I | re.MULTILINE)    # ### Final Answer / **C**
 _HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*(?:final\s+)?", _I)
 _AT_OPTION = (

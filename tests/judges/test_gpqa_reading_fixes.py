@@ -167,3 +167,10 @@ def test_boxed_value_under_a_final_answer_heading(response, expected):
 ])
 def test_chinese_choice_clause_after_a_chooser(response, expected):
     assert gpqa.read_letter(response, tuple("ABCD"), ["2", "60°", "25°", "40°"]).letter == expected
+
+
+def test_invisible_spaces_are_read_as_spaces():
+    # zero width spaces (and a byte order mark) before a reply that is only a label and its option text
+    assert gpqa.read_letter("\u200b\u200b(D) 122", tuple("ABCD"), ["97", "102", "107", "122"]).letter == "D"
+    assert gpqa.read_letter("\ufeffC", tuple("ABCD"), ["1", "2", "4", "8"]).letter == "C"
+    assert gpqa.read_letter("Answer:\u200b\u200bB", tuple("ABCD")).letter == "B"
