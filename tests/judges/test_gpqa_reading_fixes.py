@@ -174,3 +174,13 @@ def test_invisible_spaces_are_read_as_spaces():
     assert gpqa.read_letter("\u200b\u200b(D) 122", tuple("ABCD"), ["97", "102", "107", "122"]).letter == "D"
     assert gpqa.read_letter("\ufeffC", tuple("ABCD"), ["1", "2", "4", "8"]).letter == "C"
     assert gpqa.read_letter("Answer:\u200b\u200bB", tuple("ABCD")).letter == "B"
+
+
+@pytest.mark.parametrize("response, expected", [
+    ("Therefore, ∠AOE = **(B)** 110°.\n\nI hope this helps!", "B"),
+    ("Therefore, ∠AOE = __(B)__ 110°.", "B"),
+    ("Therefore, ∠AOE = **(B)** 135°.", None),  # the text of another option: no pair of a label and its text
+    ("It is not **(B)** 110°.", None),
+])
+def test_bold_label_with_its_own_text(response, expected):
+    assert gpqa.read_letter(response, tuple("ABCD"), ["35°", "110°", "135°", "145°"]).letter == expected
