@@ -161,7 +161,13 @@ def _other_values(sentence: str, value: tuple[int, int]) -> int:
     same = _integer(sentence[value[0]:value[1]])
     return sum(1 for m in found if not (m.start() < value[1] and value[0] < m.end())
                and not _DESCRIBES_RE.search(sentence, 0, m.start())
+               and not _is_argument(sentence, m.start(), m.end())
                and not (_integer(m.group()) == same and sentence[:m.start()].rstrip(" \t$").endswith("=")))
+
+
+def _is_argument(sentence: str, start: int, end: int) -> bool:
+    """A number as a function's argument names what is stated, it is not a value: "The value of f(0) is 1."."""
+    return sentence[start - 2:start - 1].isalpha() and sentence[start - 1:start] == "(" and sentence[end:end + 1] == ")"
 
 
 def _integer(written: str) -> str:

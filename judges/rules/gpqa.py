@@ -61,6 +61,7 @@ _AT_ZH_CHOOSE = re.compile(rf"选(?:项)?(?:\s*(?:是|为))?(?:\s*[:：])?{_WRAP
 _ZH_CHOOSERS = ("故", "应", "應", "所以", "因此", "正确", "我", "最终", "综上")
 # ... or a verdict right after the letter ("选项(D)正确"), or the reply's last line opening with it ("选项A。").
 _ZH_CORRECT_AFTER = re.compile(r"[)）\]]?\s*(?:是|为)?(?:正确|对)")
+_ZH_WRONG_AFTER = re.compile(r"[)）\]]?\s*(?:是|为)?(?:不|错|并非|非)")  # "选项(D)不正确": a verdict, not a choice
 
 
 def _zh_closing_line(text: str, p: int) -> bool:
@@ -73,6 +74,27 @@ def _zh_closing_line(text: str, p: int) -> bool:
         return False
     previous = text[max(0, line_start - 200):line_start].rstrip().rsplit("\n", 1)[-1]
     return not previous.lstrip().startswith("选项")  # "选项A：...\n选项B：..." lists the options
+
+
+_ZH_SENTENCE_ENDS = "。！？.!?\n"  # the reply is read with full-width "。" already made "."
+_ZH_SENTENCE_REACH = 200
+
+
+def _zh_chosen_in_clause(text: str, p: int) -> bool:
+    """Whether the "选" at p opens a clause after one that a chooser word opens, or in a sentence that one opens:
+    "所以∠MPB=60°，选(B)。", "因此，∠A的度数为125°，选项为(D)。"."""
+    before = text[max(0, p - 2):p].rstrip()
+    if not before.endswith(","):  # full-width "，" is read as ","
+        return False
+    start = max(0, p - _ZH_SENTENCE_REACH)
+    cut = max(text.rfind(end, start, p) for end in _ZH_SENTENCE_ENDS)
+    if cut < 0 and start > 0:
+        return False  # no sentence start within reach
+    sentence = text[cut + 1:p].lstrip(" \t*_#>")
+    clauses = sentence.split(",")  # the sentence's opening clause or the one just before "选"
+    return any(c.strip().startswith(_ZH_CHOOSERS) for c in (clauses[0], clauses[-2]))
+
+
 _AT_HEADING = re.compile(rf"answer[ \t*_]*$\n{_WRAP}{_LETTER}", _I | re.MULTILINE)    # ### Final Answer / **C**
 _HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*(?:final\s+)?", _I)
 _AT_OPTION = (
@@ -246,7 +268,8 @@ def _anchored(text: str, low: str, deadline: Deadline):
         if word == "选":
             m = _AT_ZH_CHOOSE.match(text, p)
             if m and (any(text.endswith(w, max(0, p - 4), p) for w in _ZH_CHOOSERS)
-                      or _ZH_CORRECT_AFTER.match(text, m.end()) or _zh_closing_line(text, p)):
+                      or _ZH_CORRECT_AFTER.match(text, m.end()) or _zh_closing_line(text, p)
+                      or _zh_chosen_in_clause(text, p) and not _ZH_WRONG_AFTER.match(text, m.end())):
                 yield m, p
             continue
         if word == "boxed":
@@ -473,6 +496,24 @@ def _occurrences(low: str, word: str, limit: int | None = None) -> list[tuple[in
     return found
 
 
+# What may stand between a lead-in and its boxed answer: spaces, markup and math openers ("\\[", "\\(", "$$").
+_MATH_OPENERS = ("\\[", "\\(", "$")
+_OPENER_REACH = 24
+
+
+def _before_math_opener(text: str, pos: int) -> int:
+    """Where the text before a \\boxed at pos ends once the math openers and markup just before it are
+    skipped (a few characters at most, so no pattern is needed)."""
+    start = max(0, pos - _OPENER_REACH)
+    head = text[start:pos]
+    while True:
+        head = head.rstrip(" \t\n*_")
+        opener = next((o for o in _MATH_OPENERS if head.endswith(o)), None)
+        if opener is None:
+            return start + len(head)
+        head = head[:-len(opener)]
+
+
 def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: list[str]) -> str | None:
     """The letter of the one option whose text the response's last statement gives, or None.
 
@@ -480,10 +521,12 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
     none names an option does the last line count, so an explanation after the answer cannot win.
     """
     starts = _statement_starts(low)
-    starts += [b.start + len("\\boxed{") for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None]
-    for start in sorted(set(starts), reverse=True):
+    # A boxed answer is led in by the sentence before its math opener: "**Final Answer:**\n\\[\n\\boxed{144}".
+    boxed = {b.start + len("\\boxed{"): _before_math_opener(text, b.start)
+             for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None}
+    for start in sorted(set(starts) | set(boxed), reverse=True):
         segment = _statement_at(text, start)
-        if segment and commits(sentence_before(text, start)):
+        if segment and commits(sentence_before(text, boxed.get(start, start))):
             named = options_named(segment.strip("*_ \t\"“”'‘’"), options)  # 'The correct answer is "No."'
             if named:  # the latest statement that names options decides; naming two is no answer
                 return letters[named.pop()] if len(named) == 1 else None

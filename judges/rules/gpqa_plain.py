@@ -24,8 +24,9 @@ _THAT_RE = re.compile(r"that\s+", re.IGNORECASE)
 _MAX_COPULAS = 3
 _MAX_REASON_CHARS = 400  # a closing sentence that gives a reason may follow the statement
 _ARTICLE_RE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
-# "(D) snake" inside a sentence: a bracketed label with text after it, not the first thing on its line.
-_PAREN_LABEL_RE = re.compile(r"(?<=[^\s(])[ \t]+\((?P<letter>[A-Z])\)[ \t]+(?=\S)")
+# "(D) snake" inside a sentence: a bracketed label with text after it, not the first thing on its line; the
+# label may be bold ("Therefore, ∠AOE = **(B)** 110°.").
+_PAREN_LABEL_RE = re.compile(r"(?<=[^\s(])[ \t]+(?:\*\*|__)?\((?P<letter>[A-Z])\)(?:\*\*|__)?[ \t]+(?=\S)")
 _SENTENCE_END_RE = re.compile(r"[ \t*_]*(?:[.!;]|\n|$)")
 _MAX_PREDICATE_CHARS = 80
 _NUMERIC_RE = re.compile(r"-?\d+(?:\.\d+)?")

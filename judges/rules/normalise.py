@@ -16,8 +16,10 @@ _DEGREE_RE = re.compile(r"(?:\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|Â
 _DELIMITER_RE = re.compile(r"\$|\\\(|\\\)|\\\[|\\\]|\\left(?![A-Za-z])|\\right(?![A-Za-z])|\\displaystyle")
 _SPACING_RE = re.compile(r"\\[,!;: ]|~|\\q?quad(?![A-Za-z])")
 _WHITESPACE_RE = re.compile(r"\s+")
-# Spaces as typeset by models and editors: THIN, NARROW NO-BREAK, NO-BREAK and IDEOGRAPHIC SPACE.
-UNICODE_SPACES = str.maketrans({"\u2009": " ", "\u202f": " ", "\u00a0": " ", "\u3000": " "})
+# Spaces as typeset by models and editors: THIN, NARROW NO-BREAK, NO-BREAK and IDEOGRAPHIC SPACE; and the
+# invisible ZERO WIDTH SPACE, WORD JOINER and BYTE ORDER MARK, read as a space ("\u200b\u200b(D) 122" opens with "(D)").
+UNICODE_SPACES = str.maketrans({"\u2009": " ", "\u202f": " ", "\u00a0": " ", "\u3000": " ",
+                                "\u200b": " ", "\u2060": " ", "\ufeff": " "})
 # Full-width letters, digits and punctuation (CJK-locale outputs) as ASCII, one character for one.
 FULLWIDTH = str.maketrans(
     {**{chr(0xFF21 + i): chr(0x41 + i) for i in range(26)},

@@ -86,3 +86,15 @@ def test_final_answer_text(text, clean):
 ])
 def test_expression_text_keeps_structure(text, clean):
     assert expression_text(text) == clean
+
+
+@pytest.mark.parametrize("reply, value", [
+    # a number as a function's argument names what is stated; it is not a second value
+    ("The value of f(0) is 1.", 1),
+    ("Reading the graph, the value of g(4) is equal to 3.", 3),
+    # a second value in the sentence still makes it unclear
+    ("The value of f(0) is 1 and f(1) is 2.", None),
+    ("The value of f at 0 is 1.", None),
+])
+def test_a_function_argument_is_not_another_value(reply, value):
+    assert aime.read_aime(reply).value == value

@@ -136,3 +136,51 @@ def test_a_closing_predicate_after_other_option_values_is_no_answer():
 ])
 def test_more_closing_shapes(response, expected):
     assert gpqa.read_letter(response, tuple("ABCD"), ANGLES).letter == expected
+
+
+VALUES = ["12", " $144$", "5.4 $\\mathrm{cm^2}$", "4,400°F"]
+
+
+@pytest.mark.parametrize("response, expected", [
+    # a boxed value in display math under a "Final Answer" heading: the heading leads it in across the opener
+    ("Rounding up gives n = 144.\n\n### Final Answer:\n\\(\\boxed{144}\\)", "B"),
+    ("The error is 5.4 cm².\n\n**Final Answer:**\n\\[\n\\boxed{5.4 \\, \\text{cm}^2}\n\\]", "C"),
+    ("We pick the closest.\n\n**Answer:**\n$$\\boxed{4,400°F}$$", "D"),
+    # no lead-in before the math, or a value that is no option: still no answer
+    ("Then n is found.\n\\[\n\\boxed{144}\n\\]", None),
+    ("**Final Answer:**\n\\[\n\\boxed{150}\n\\]", None),
+    # the lead-in is looked for only next to the opener: an answer word further back does not lead it in
+    ("The answer is not clear.\nWe compute n = 144 over several lines of working here.\n\\[\n\\boxed{144}\n\\]", None),
+])
+def test_boxed_value_under_a_final_answer_heading(response, expected):
+    assert gpqa.read_letter(response, tuple("ABCD"), VALUES).letter == expected
+
+
+@pytest.mark.parametrize("response, expected", [
+    # "选" opening the last clause of a sentence that a chooser word ("所以", "因此") opens is the model's choice
+    ("由于AB=4，所以∠C=60°，选(B)。", "B"),
+    ("因此，∠A的度数为40°，选项为(D)。", "D"),
+    ("所以，BE的长是2，选项为 (A) 2。", "A"),
+    # a "选" clause in a sentence no chooser opens, or with no comma before it, is still not a choice
+    ("题目要求我们比较两个角，选项(B)和(C)都需要计算。", None),
+    ("所以我们需要比较选项B和选项C的大小。", None),
+])
+def test_chinese_choice_clause_after_a_chooser(response, expected):
+    assert gpqa.read_letter(response, tuple("ABCD"), ["2", "60°", "25°", "40°"]).letter == expected
+
+
+def test_invisible_spaces_are_read_as_spaces():
+    # zero width spaces (and a byte order mark) before a reply that is only a label and its option text
+    assert gpqa.read_letter("\u200b\u200b(D) 122", tuple("ABCD"), ["97", "102", "107", "122"]).letter == "D"
+    assert gpqa.read_letter("\ufeffC", tuple("ABCD"), ["1", "2", "4", "8"]).letter == "C"
+    assert gpqa.read_letter("Answer:\u200b\u200bB", tuple("ABCD")).letter == "B"
+
+
+@pytest.mark.parametrize("response, expected", [
+    ("Therefore, ∠AOE = **(B)** 110°.\n\nI hope this helps!", "B"),
+    ("Therefore, ∠AOE = __(B)__ 110°.", "B"),
+    ("Therefore, ∠AOE = **(B)** 135°.", None),  # the text of another option: no pair of a label and its text
+    ("It is not **(B)** 110°.", None),
+])
+def test_bold_label_with_its_own_text(response, expected):
+    assert gpqa.read_letter(response, tuple("ABCD"), ["35°", "110°", "135°", "145°"]).letter == expected
