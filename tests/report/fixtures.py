@@ -17,7 +17,7 @@ ANSWERS = {it.id: it.fields["answer"] for it in AIME.load(AIME.demo_data_path)}
 IDS = sorted(ANSWERS)
 INJECTED = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> $\\frac{a}{b}$ **bold**'
 INJECTED_ITEM = IDS[1]
-UNBOXED_ITEM = IDS[0]  # the rules judge sees no committed answer here; the LLM judge reads the number
+UNBOXED_ITEM = IDS[0]  # hedged: the rules judge sees no committed answer here; the LLM judge reads the number
 LONG_ITEM = IDS[4]
 
 
@@ -25,7 +25,7 @@ def aime_answer_a(request) -> str:
     item, sample = request.request_id.split("#")
     answer = int(ANSWERS[item])
     if item == UNBOXED_ITEM:
-        return f"So I get {answer}."
+        return f"My working gives {answer}, if I have not slipped."
     if item == INJECTED_ITEM:
         return f"{INJECTED}\nThe answer is \\boxed{{{answer}}}."
     if item == LONG_ITEM:
