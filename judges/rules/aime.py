@@ -10,7 +10,7 @@ from judges.rules.aime_plain import closing_equation, closing_statement, one_num
 from judges.rules.deadline import Deadline, SampleTimeout
 from judges.rules.extract import (Boxed, boxed_from_last, committed_text, finditer_from_last, lower_same_length,
                                   retracted_after)
-from judges.rules.normalise import FULLWIDTH, final_answer_text
+from judges.rules.normalise import final_answer_text, fullwidth
 from judges.rules.numbers import MAX_ANSWER_CHARS, evaluate, integer_value, needs_sympy
 
 # Bump whenever a change can flip a verdict (grades of older runs then stay apart).
@@ -297,7 +297,7 @@ def read_aime(response: str, deadline: Deadline | None = None) -> AimeReading:
 def _read(response: str, deadline: Deadline) -> AimeReading:
     text, think_open = committed_text(response)
     if not text.isascii():
-        text = text.translate(FULLWIDTH)
+        text = fullwidth(text)
     found = _find_answer(text, deadline)
     if isinstance(found, str):
         return AimeReading(None, None, None, found)

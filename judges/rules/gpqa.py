@@ -13,7 +13,7 @@ from judges.rules.extract import (boxed_from_last, committed_text, ends_unfinish
 from judges.rules.gpqa_leadins import (LABEL_LINE_RE, LABEL_TAIL_CHARS, LabelLines, after_leadin, checked, commits, label_lines, letter_verdicts,
                                       negated, parenthesised, sentence_before, verb_phrases, word_spans)
 from judges.rules.gpqa_reach import GATED_CHARS, letter_reach, merge, starts_in
-from judges.rules.normalise import FULLWIDTH, UNICODE_SPACES
+from judges.rules.normalise import fullwidth, unicode_spaces
 from judges.rules.vocabulary import (ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART,
                                     alternation)
 from judges.rules.gpqa_plain import (closing_bracket, closing_predicate, label_after_copula, label_with_own_text,
@@ -545,7 +545,7 @@ _PLAIN_RULES = ((yes_no_opening, "yes/no"), (label_with_own_text, "label with it
 
 def _normalise(text: str) -> str:
     """Full-width forms and non-breaking spaces as ASCII, keeping every index in place."""
-    return text if text.isascii() else text.translate(FULLWIDTH).translate(UNICODE_SPACES)
+    return text if text.isascii() else unicode_spaces(fullwidth(text))
 
 
 class ReadFailed(Exception):

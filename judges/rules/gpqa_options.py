@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
-from judges.rules.normalise import UNICODE_SPACES, latex_symbols
+from judges.rules.normalise import latex_symbols, unicode_spaces
 from judges.rules.vocabulary import WRAPPER_RE_PART
 
 # LaTeX and markdown that decorate an option without changing it.
@@ -28,9 +29,17 @@ MAX_SEGMENT_CHARS = 600
 
 def tokens(text: str) -> tuple[str, ...]:
     """Case-, whitespace- and decoration-insensitive tokens of an option or a quoted answer."""
-    text = latex_symbols(_ARROW_RE.sub(" -> ", _TIMES_RE.sub(" x ", text[:MAX_SEGMENT_CHARS])))
+    return _tokens(text[:MAX_SEGMENT_CHARS])
+
+
+# A read compares every option with several segments, and a run's samples share their options: without the
+# cache a ten-option item re-tokenised its options ~150 times per response. Keys are at most
+# MAX_SEGMENT_CHARS long, so the cache stays a few MB.
+@lru_cache(maxsize=8192)
+def _tokens(text: str) -> tuple[str, ...]:
+    text = latex_symbols(_ARROW_RE.sub(" -> ", _TIMES_RE.sub(" x ", text)))
     text = _DECOR_RE.sub(" ", text)
-    text = _WORD_HYPHEN_RE.sub(" ", text.translate(UNICODE_SPACES).replace("−", "-").replace("–", "-"))
+    text = _WORD_HYPHEN_RE.sub(" ", unicode_spaces(text).replace("−", "-").replace("–", "-"))
     return tuple(_TOKEN_RE.findall(text.lower()))
 
 

@@ -16,17 +16,33 @@ _DEGREE_RE = re.compile(r"(?:\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|�
 _DELIMITER_RE = re.compile(r"\$|\\\(|\\\)|\\\[|\\\]|\\left(?![A-Za-z])|\\right(?![A-Za-z])|\\displaystyle")
 _SPACING_RE = re.compile(r"\\[,!;: ]|~|\\q?quad(?![A-Za-z])")
 _WHITESPACE_RE = re.compile(r"\s+")
+
+
+class CharMap:
+    """One character for one character (every index stays in place), skipping texts that hold none of them:
+    str.translate looks each character up in a dict (~1 ms per 10k characters), a character-class search
+    is ~50x faster, and most real responses that are not ASCII hold only a curly quote or a dash."""
+
+    def __init__(self, mapping: dict[str, str]) -> None:
+        self.table = str.maketrans(mapping)
+        self._any = re.compile("[" + "".join(re.escape(c) for c in mapping) + "]")
+
+    def __call__(self, text: str) -> str:
+        return text.translate(self.table) if self._any.search(text) else text
+
+
 # Spaces as typeset by models and editors: THIN, NARROW NO-BREAK, NO-BREAK and IDEOGRAPHIC SPACE; and the
 # invisible ZERO WIDTH SPACE, WORD JOINER and BYTE ORDER MARK, read as a space ("\u200b\u200b(D) 122" opens with "(D)").
-UNICODE_SPACES = str.maketrans({"\u2009": " ", "\u202f": " ", "\u00a0": " ", "\u3000": " ",
-                                "\u200b": " ", "\u2060": " ", "\ufeff": " "})
-# Full-width letters, digits and punctuation (CJK-locale outputs) as ASCII, one character for one.
-FULLWIDTH = str.maketrans(
+unicode_spaces = CharMap({"\u2009": " ", "\u202f": " ", "\u00a0": " ", "\u3000": " ",
+                          "\u200b": " ", "\u2060": " ", "\ufeff": " "})
+# Full-width letters, digits and punctuation (CJK-locale outputs) as ASCII.
+fullwidth = CharMap(
     {**{chr(0xFF21 + i): chr(0x41 + i) for i in range(26)},
      **{chr(0xFF41 + i): chr(0x61 + i) for i in range(26)},
      **{chr(0xFF10 + i): chr(0x30 + i) for i in range(10)},
      "：": ":", "（": "(", "）": ")", "［": "[", "］": "]", "｛": "{", "｝": "}", "．": ".", "，": ",", "。": "."}
 )
+
 # A whole answer that is one number with thousands separators: 1,000 / 1{,}000 / 1\,000 / 12,345,678
 # (LaTeX spacing is a plain space by then).
 # Only a whole answer: "(3,141)" is a pair and "\{1,234\}" a set, never 3141 or 1234.
@@ -91,7 +107,7 @@ def join_thousands(text: str) -> str:
 
 def _common(text: str) -> str:
     """Steps both flavours share: typeset minus, spacing, math delimiters, emphasis."""
-    s = text.replace("−", "-").translate(UNICODE_SPACES).replace("\\$", " ")
+    s = unicode_spaces(text.replace("−", "-")).replace("\\$", " ")
     s = _SPACING_RE.sub(" ", _DELIMITER_RE.sub(" ", s))
     return strip_emphasis(_WHITESPACE_RE.sub(" ", s).strip())
 
