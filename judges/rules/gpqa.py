@@ -496,6 +496,8 @@ def _occurrences(low: str, word: str, limit: int | None = None) -> list[tuple[in
     return found
 
 
+# What may follow a box that closes a response: math closers, markup and a full stop.
+_CLOSING_TAIL_RE = re.compile(r"[\s$.\\\])*_]*")
 # What may stand between a lead-in and its boxed answer: spaces, markup and math openers ("\\[", "\\(", "$$").
 _MATH_OPENERS = ("\\[", "\\(", "$")
 _OPENER_REACH = 24
@@ -519,15 +521,21 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
 
     Statements are "answer:" / "the product is" phrases and boxed answers, latest first; only when
     none names an option does the last line count, so an explanation after the answer cannot win.
+    A box that closes the response is its answer whatever the sentence around it says ("... is
+    $\\boxed{4}$."), and a box is compared by its whole body first ("\\boxed{BE}. These add up to ...").
     """
     starts = _statement_starts(low)
+    boxes = [b for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None]
     # A boxed answer is led in by the sentence before its math opener: "**Final Answer:**\n\\[\n\\boxed{144}".
-    boxed = {b.start + len("\\boxed{"): _before_math_opener(text, b.start)
-             for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None}
+    boxed = {b.start + len("\\boxed{"): _before_math_opener(text, b.start) for b in boxes}
+    bodies = {b.start + len("\\boxed{"): b.body for b in boxes}
+    closing = boxes[0].start + len("\\boxed{") if boxes and _CLOSING_TAIL_RE.fullmatch(text, boxes[0].end) else None
     for start in sorted(set(starts) | set(boxed), reverse=True):
         segment = _statement_at(text, start)
-        if segment and commits(sentence_before(text, boxed.get(start, start))):
-            named = options_named(segment.strip("*_ \t\"“”'‘’"), options)  # 'The correct answer is "No."'
+        lead = sentence_before(text, boxed.get(start, start))
+        if segment and (commits(lead) or start == closing and not negated(lead)):
+            named = options_named(bodies[start], options) if start in bodies else set()
+            named = named or options_named(segment.strip("*_ \t\"“”'‘’"), options)  # 'The correct answer is "No."'
             if named:  # the latest statement that names options decides; naming two is no answer
                 return letters[named.pop()] if len(named) == 1 else None
     last = _statement_at(text, text.rstrip().rfind("\n") + 1)
