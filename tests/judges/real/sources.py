@@ -503,3 +503,20 @@ def math_v_candidates(repo: Path) -> Iterator[Candidate]:
                                 letters=[chr(65 + k) for k in range(len(texts))], choices=shown, **common)
             elif _INT_RE.fullmatch(str(problem["answer"]).strip()):
                 yield Candidate(id=f"mathv-int:{model}:{row['id']}", shape="aime", **common)
+
+
+# Jack-Lingjie/MMLU-Pro: Meta-Llama-3.1-8B-Instruct under vLLM, the 5-shot chain-of-thought prompt sent as one
+# user turn through the chat template (greedy, 2,048 new tokens at most); five subjects, at the commit that
+# holds them.
+LLAMA31_MMLU_REPO = "Jack-Lingjie/MMLU-Pro"
+LLAMA31_MMLU_COMMIT = "4835ab38829eca7a202ae810c0606a2cd9f14d58"
+LLAMA31_MMLU_FILES = tuple(
+    ForkFile(LLAMA31_MMLU_COMMIT, f"eval_results/Meta-Llama-3.1-8B-Instruct/CoT/all/{subject}.json", subject,
+             "Llama-3.1-8B-Instruct", "Llama", False)
+    for subject in ("biology", "economics", "law", "other", "psychology"))
+
+
+def llama31_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    return mmlu_pro_fork_candidates(
+        repo, LLAMA31_MMLU_REPO, "llama31-mmlupro", LLAMA31_MMLU_FILES,
+        '5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt) in one chat turn')
