@@ -582,8 +582,14 @@ _OPTIONS_AHEAD_CHARS = 3000  # how far after "Question:" its options may start
 
 
 def _before_invented_question(text: str) -> str:
-    """The text before a question the model made up and went on to answer (kept whole when there is none)."""
-    first = len(text) - len(text.lstrip())  # a "Question:" before any other text is the prompt echoed
+    """The text before a question the model made up and went on to answer (kept whole when there is none).
+
+    A "Question:" before any other text is the prompt echoed, and so is one after a short opening line that
+    answers nothing ("Let's think step by step for each question."). When more questions follow such an
+    echo, the model went on to answer several and the one asked cannot be told: only the opening line is kept.
+    """
+    first = len(text) - len(text.lstrip())
+    echoed = None  # where a question echoed after an opening line starts
     options_at = -1  # the next options line after the current "Question:": each is searched for once
     for found in _NEXT_QUESTION_RE.finditer(text):
         if options_at < found.end():
@@ -592,8 +598,20 @@ def _before_invented_question(text: str) -> str:
                 return text
             options_at = options.start()
         if found.start() > first and options_at - found.end() <= _OPTIONS_AHEAD_CHARS:
-            return text[:found.start()]
+            if echoed is None and _opening_line_only(text[first:found.start()]):
+                echoed = found.start()
+                continue
+            return text[:echoed if echoed is not None else found.start()]
     return text
+
+
+# The most an opening line before an echoed question may hold, and what it may not (an answer or a letter).
+_OPENING_LINE_CHARS = 200
+_ANSWERS_SOMETHING_RE = re.compile(r"answer|(?<![A-Za-z])[A-J](?![A-Za-z])|\\boxed", _I)
+
+
+def _opening_line_only(head: str) -> bool:
+    return len(head) <= _OPENING_LINE_CHARS and _ANSWERS_SOMETHING_RE.search(head) is None
 
 
 # A chat model that "sums up all the answers" after its own repeats the few-shot examples' answers.
