@@ -25,7 +25,7 @@ from judges.rules.unanswered import asks_for_the_question
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
                                       quotes_own_option)
 
-PARSER_VERSION = "gpqa-v6"
+PARSER_VERSION = "gpqa-v7"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
