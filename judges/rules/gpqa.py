@@ -498,6 +498,13 @@ def _occurrences(low: str, word: str, limit: int | None = None) -> list[tuple[in
 
 # What may follow a box that closes a response: math closers, markup and a full stop.
 _CLOSING_TAIL_RE = re.compile(r"[\s$.\\\])*_]*")
+# A sentence that runs into the value after it ("... is", "... equals", "... =", "... the diagonal:"); one that
+# ended before the box ("Then n is found.") does not give the box as its value.
+_STATES_VALUE_RE = re.compile(r"(?:\b(?:is|are|be|was|equals?|gives?)|[=:])$", _I)
+
+
+def _states_value(text: str, before_box: int) -> bool:
+    return _STATES_VALUE_RE.search(text, max(0, before_box - 12), before_box) is not None
 # What may stand between a lead-in and its boxed answer: spaces, markup and math openers ("\\[", "\\(", "$$").
 _MATH_OPENERS = ("\\[", "\\(", "$")
 _OPENER_REACH = 24
@@ -521,8 +528,9 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
 
     Statements are "answer:" / "the product is" phrases and boxed answers, latest first; only when
     none names an option does the last line count, so an explanation after the answer cannot win.
-    A box that closes the response is its answer whatever the sentence around it says ("... is
-    $\\boxed{4}$."), and a box is compared by its whole body first ("\\boxed{BE}. These add up to ...").
+    A box that closes the response is its answer when its sentence runs into it ("... the length is
+    $\\boxed{4}$.", "... gives the diagonal:" and the box on its own lines), and a box is compared by its whole
+    body first ("\\boxed{BE}. These add up to ...").
     """
     starts = _statement_starts(low)
     boxes = [b for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None]
@@ -533,7 +541,8 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
     for start in sorted(set(starts) | set(boxed), reverse=True):
         segment = _statement_at(text, start)
         lead = sentence_before(text, boxed.get(start, start))
-        if segment and (commits(lead) or start == closing and not negated(lead)):
+        closes = start == closing and _states_value(text, boxed[start]) and not negated(lead)
+        if segment and (closes or commits(lead)):
             named = options_named(bodies[start], options) if start in bodies else set()
             named = named or options_named(segment.strip("*_ \t\"“”'‘’"), options)  # 'The correct answer is "No."'
             if named:  # the latest statement that names options decides; naming two is no answer
