@@ -22,7 +22,7 @@ from judges.rules.answer_hedges import hedge_around
 from judges.rules.outside_label import label_outside_choices
 from judges.rules.thinking import closed_thinking, unsettled
 from judges.rules.unanswered import asks_for_the_question
-from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
+from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_equal, options_named,
                                       quotes_own_option)
 
 PARSER_VERSION = "gpqa-v7"
@@ -541,10 +541,14 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
     for start in sorted(set(starts) | set(boxed), reverse=True):
         segment = _statement_at(text, start)
         lead = sentence_before(text, boxed.get(start, start))
-        closes = start == closing and _states_value(text, boxed[start]) and not negated(lead)
-        if segment and (closes or commits(lead)):
-            named = options_named(bodies[start], options) if start in bodies else set()
-            named = named or options_named(segment.strip("*_ \t\"“”'‘’"), options)  # 'The correct answer is "No."'
+        committed = commits(lead)
+        closes = not committed and start == closing and _states_value(text, boxed[start]) and not negated(lead)
+        if segment and (committed or closes):
+            # A box is its whole value ("\\boxed{15\\sqrt{3}}" is not the option "15"); a committed statement
+            # may also quote an option inside its line.
+            named = options_equal(bodies[start], options) if start in bodies else set()
+            if not named and committed:
+                named = options_named(segment.strip("*_ \t\"“”'‘’"), options)  # 'The correct answer is "No."'
             if named:  # the latest statement that names options decides; naming two is no answer
                 return letters[named.pop()] if len(named) == 1 else None
     last = _statement_at(text, text.rstrip().rfind("\n") + 1)

@@ -30,12 +30,15 @@ def test_boxed_option_value_is_read(response, options, want):
     ("Whatever the figure shows, the length is not $\\boxed{4}$.", LENGTHS),
     # A closing box after a sentence that already ended does not give that sentence's value.
     ("The segment has now been worked out.\n\\[\n\\boxed{4}\n\\]", LENGTHS),
+    # A box is compared as a whole value: 15√3 is not the option "15".
+    ("Five of these triangles cover a region whose area is $\\boxed{15\\sqrt{3}}$.",
+     ["$12$", "$15$", "$15\\sqrt{2}$", "$18$", "$20$"]),
     # A box in the middle of the reasoning, with no answer word, is a step, not the answer.
     ("The first piece is $\\boxed{4}$ long, and the second one still has to be measured against the grid "
      "before anything can be said.", LENGTHS),
     # Two letters in one box are two answers.
     ("Squares C and D hold the same number of shaded triangles.\n\n\\boxed{C, D}", CODES),
-], ids=["closing-box-not-an-option", "closing-box-negated", "closing-box-after-a-full-stop", "box-mid-reasoning",
-        "two-letters-in-a-box"])
+], ids=["closing-box-not-an-option", "closing-box-negated", "closing-box-after-a-full-stop",
+        "box-is-a-whole-value", "box-mid-reasoning", "two-letters-in-a-box"])
 def test_boxed_value_that_is_not_an_answer(response, options):
     assert read_letter(response, LETTERS, options).letter is None
