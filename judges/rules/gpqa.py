@@ -22,10 +22,10 @@ from judges.rules.answer_hedges import hedge_around
 from judges.rules.outside_label import label_outside_choices
 from judges.rules.thinking import closed_thinking, unsettled
 from judges.rules.unanswered import asks_for_the_question
-from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_named,
+from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_equal, options_named,
                                       quotes_own_option)
 
-PARSER_VERSION = "gpqa-v6"
+PARSER_VERSION = "gpqa-v7"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
@@ -496,6 +496,15 @@ def _occurrences(low: str, word: str, limit: int | None = None) -> list[tuple[in
     return found
 
 
+# What may follow a box that closes a response: math closers, markup and a full stop.
+_CLOSING_TAIL_RE = re.compile(r"[\s$.\\\])*_]*")
+# A sentence that runs into the value after it ("... is", "... equals", "... =", "... the diagonal:"); one that
+# ended before the box ("Then n is found.") does not give the box as its value.
+_STATES_VALUE_RE = re.compile(r"(?:\b(?:is|are|be|was|equals?|gives?)|[=:])$", _I)
+
+
+def _states_value(text: str, before_box: int) -> bool:
+    return _STATES_VALUE_RE.search(text, max(0, before_box - 12), before_box) is not None
 # What may stand between a lead-in and its boxed answer: spaces, markup and math openers ("\\[", "\\(", "$$").
 _MATH_OPENERS = ("\\[", "\\(", "$")
 _OPENER_REACH = 24
@@ -519,15 +528,27 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
 
     Statements are "answer:" / "the product is" phrases and boxed answers, latest first; only when
     none names an option does the last line count, so an explanation after the answer cannot win.
+    A box that closes the response is its answer when its sentence runs into it ("... the length is
+    $\\boxed{4}$.", "... gives the diagonal:" and the box on its own lines), and a box is compared by its whole
+    body first ("\\boxed{BE}. These add up to ...").
     """
     starts = _statement_starts(low)
+    boxes = [b for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None]
     # A boxed answer is led in by the sentence before its math opener: "**Final Answer:**\n\\[\n\\boxed{144}".
-    boxed = {b.start + len("\\boxed{"): _before_math_opener(text, b.start)
-             for b in islice(boxed_from_last(text), MAX_STATEMENTS) if b.body is not None}
+    boxed = {b.start + len("\\boxed{"): _before_math_opener(text, b.start) for b in boxes}
+    bodies = {b.start + len("\\boxed{"): b.body for b in boxes}
+    closing = boxes[0].start + len("\\boxed{") if boxes and _CLOSING_TAIL_RE.fullmatch(text, boxes[0].end) else None
     for start in sorted(set(starts) | set(boxed), reverse=True):
         segment = _statement_at(text, start)
-        if segment and commits(sentence_before(text, boxed.get(start, start))):
-            named = options_named(segment.strip("*_ \t\"“”'‘’"), options)  # 'The correct answer is "No."'
+        lead = sentence_before(text, boxed.get(start, start))
+        committed = commits(lead)
+        closes = not committed and start == closing and _states_value(text, boxed[start]) and not negated(lead)
+        if segment and (committed or closes):
+            # A box is its whole value ("\\boxed{15\\sqrt{3}}" is not the option "15"); a committed statement
+            # may also quote an option inside its line.
+            named = options_equal(bodies[start], options) if start in bodies else set()
+            if not named and committed:
+                named = options_named(segment.strip("*_ \t\"“”'‘’"), options)  # 'The correct answer is "No."'
             if named:  # the latest statement that names options decides; naming two is no answer
                 return letters[named.pop()] if len(named) == 1 else None
     last = _statement_at(text, text.rstrip().rfind("\n") + 1)
@@ -574,8 +595,14 @@ _OPTIONS_AHEAD_CHARS = 3000  # how far after "Question:" its options may start
 
 
 def _before_invented_question(text: str) -> str:
-    """The text before a question the model made up and went on to answer (kept whole when there is none)."""
-    first = len(text) - len(text.lstrip())  # a "Question:" before any other text is the prompt echoed
+    """The text before a question the model made up and went on to answer (kept whole when there is none).
+
+    A "Question:" before any other text is the prompt echoed, and so is one after a short opening line that
+    answers nothing ("Let's think step by step for each question."). When more questions follow such an
+    echo, the model went on to answer several and the one asked cannot be told: only the opening line is kept.
+    """
+    first = len(text) - len(text.lstrip())
+    echoed = None  # where a question echoed after an opening line starts
     options_at = -1  # the next options line after the current "Question:": each is searched for once
     for found in _NEXT_QUESTION_RE.finditer(text):
         if options_at < found.end():
@@ -584,8 +611,20 @@ def _before_invented_question(text: str) -> str:
                 return text
             options_at = options.start()
         if found.start() > first and options_at - found.end() <= _OPTIONS_AHEAD_CHARS:
-            return text[:found.start()]
+            if echoed is None and _opening_line_only(text[first:found.start()]):
+                echoed = found.start()
+                continue
+            return text[:echoed if echoed is not None else found.start()]
     return text
+
+
+# The most an opening line before an echoed question may hold, and what it may not (an answer or a letter).
+_OPENING_LINE_CHARS = 200
+_ANSWERS_SOMETHING_RE = re.compile(r"answer|(?<![A-Za-z])[A-J](?![A-Za-z])|\\boxed", _I)
+
+
+def _opening_line_only(head: str) -> bool:
+    return len(head) <= _OPENING_LINE_CHARS and _ANSWERS_SOMETHING_RE.search(head) is None
 
 
 # A chat model that "sums up all the answers" after its own repeats the few-shot examples' answers.

@@ -108,6 +108,13 @@ def options_named(segment: str, options: Sequence[str]) -> set[int]:
             if not any(o0 <= s and e <= o1 and o1 - o0 > e - s for o0, o1, _ in spans)}
 
 
+def options_equal(value: str, options: Sequence[str]) -> set[int]:
+    """The options whose whole text is the value (a boxed answer): tokens compared whole, no option found
+    inside a longer value."""
+    seg = _strip_tail(tokens(value))
+    return {i for i, opt in enumerate(options) if seg and _strip_tail(tokens(opt)) == seg}
+
+
 def option_in_text(segment: str, options: Sequence[str]) -> int | None:
     """The one option whose text the segment states, or None when none or several do (a short option inside
     the sentence counts against the other: "the wolf, and the frogs would increase" names two)."""

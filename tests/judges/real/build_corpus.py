@@ -2,7 +2,8 @@
 
     python -m tests.judges.real.build_corpus --mmlu-pro <git dir> --zeroeval <git dir> --gsm8k <git dir> \
         --traces <git dir> --mathvista <git dir> --qwen3-mmlu-pro <git dir> \
-        --minimax-mmlu-pro <git dir> --gpt-oss-mmlu-pro <git dir> --r1-mmlu-pro <git dir> [--queue FILE]
+        --minimax-mmlu-pro <git dir> --gpt-oss-mmlu-pro <git dir> --r1-mmlu-pro <git dir> --mmmu <git dir> \
+        --bbh <git dir> --math-v <git dir> --llama31-mmlu-pro <git dir> [--queue FILE]
 
 Labels come from two places, never from judges.rules: an unambiguous response (one answer statement,
 agreeing with the source's own extraction) is labelled by the plain rules below; every other sampled
@@ -22,10 +23,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from tests.judges.real.sources import (Candidate, gpt_oss_mmlu_pro_candidates, gsm_solution_candidates,
-                                      mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
-                                      qwen3_mmlu_pro_candidates, r1_distill_mmlu_pro_candidates,
-                                      reasoning_trace_candidates, zeroeval_candidates)
+from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_pro_candidates,
+                                      gsm_solution_candidates, llama31_mmlu_pro_candidates, math_v_candidates,
+                                      mathvista_candidates,
+                                      minimax_mmlu_pro_candidates,
+                                      mmlu_pro_candidates, mmmu_pro_candidates, qwen3_mmlu_pro_candidates,
+                                      r1_distill_mmlu_pro_candidates, reasoning_trace_candidates,
+                                      zeroeval_candidates)
 
 HERE = Path(__file__).parent
 HAND_LABELS = HERE / "hand_labels.jsonl"
@@ -36,18 +40,25 @@ SKIP = "skip"  # a hand label that leaves the response out of the corpus
 # The reasoning traces are few: every integer-answer one is taken, and all are read by hand.
 PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm8k-paper": 25, "r1-traces": 0,
                    "mathvista-mc": 28, "mathvista-int": 14, "qwen3-mmlupro": 36,
-                   "minimax-mmlupro": 12, "gptoss-mmlupro": 8, "r1-mmlupro": 10}
+                   "minimax-mmlupro": 12, "gptoss-mmlupro": 8, "r1-mmlupro": 10,
+                   "mmmupro-cot": 80, "mmmupro-direct": 25, "bbh-mc": 6, "bbh-int": 12,
+                   "mathv-mc": 14, "mathv-int": 10, "llama31-mmlupro": 10}
 HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100,
                   "mathvista-mc": 9, "mathvista-int": 4, "qwen3-mmlupro": 5,
-                  "minimax-mmlupro": 3, "gptoss-mmlupro": 3, "r1-mmlupro": 3}
+                  "minimax-mmlupro": 3, "gptoss-mmlupro": 3, "r1-mmlupro": 3,
+                  "mmmupro-cot": 15, "mmmupro-direct": 5, "bbh-mc": 3, "bbh-int": 5,
+                  "mathv-mc": 5, "mathv-int": 4, "llama31-mmlupro": 4}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
-                      "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0}
+                      "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
+                      "mmmupro-cot": 0, "mmmupro-direct": 0, "bbh-mc": 0, "bbh-int": 0,
+                      "mathv-mc": 0, "mathv-int": 0, "llama31-mmlupro": 0}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
-                   "r1-mmlupro")
+                   "r1-mmlupro", "mmmupro-cot", "mmmupro-direct", "bbh-mc", "bbh-int", "mathv-mc", "mathv-int",
+                   "llama31-mmlupro")
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -70,6 +81,19 @@ _UNIT = re.compile(r"^\$|\\\$|\s*[A-Za-z][A-Za-z ]*\.?$")
 _OPENS_WITH_LETTER = re.compile(r"\s*\(?([A-Z])(?:\)|\.|:|$|\s)")
 _INT_ANSWER_IS = re.compile(r"answer is:?\s*\**\s*(-?\d+)(?![\d,/]|\.\d)")
 _BARE_INT = re.compile(r"\s*(-?\d+)\.?\s*")
+# MMMU-Pro's direct runs: a response that is only the letter ("B", "(B)", "B.").
+_BARE_LETTER = re.compile(r"\s*\(?([A-J])\)?\.?\s*")
+# "The answer is (D) and (H).", "answer is (A) or (B)": two letters in one statement, which the plain rules
+# above read as the first; a sampled response of the fifth batch that holds one goes to a person instead (checked
+# after sampling, so that the sample and its split stay as drawn).
+_TWO_LETTER_STATEMENT = re.compile(r"answer is:?\s*\(?[A-J]\)?\s*(?:and|or|,|&|/)\s*\(?[A-J]\)?(?![A-Za-z0-9])")
+FIFTH_BATCH = ("mmmupro-cot", "mmmupro-direct", "bbh-mc", "bbh-int", "mathv-mc", "mathv-int", "llama31-mmlupro")
+# A \boxed{...} answer (no nested braces but one level, e.g. \boxed{\text{B}}).
+_BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
+# BBH's worked examples end "So the answer is (B)." or "So the answer is 24."; the answer must close the
+# response ("the answer is (A) and (B)." or "(A) or (D)." is not one answer).
+_CLOSING_LETTER_ANSWER = re.compile(r"answer is \(([A-Z])\)\.?\s*$")
+_CLOSING_INT_ANSWER = re.compile(r"answer is (-?\d+)\.?\s*$")
 
 
 def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
@@ -81,6 +105,12 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return _mathvista_plain(c)
     if c.id.startswith(("qwen3-mmlupro:", "r1-mmlupro:")):
         return _thinking_plain(c)
+    if c.id.startswith("mmmupro-"):
+        return _mmmu_pro_plain(c)
+    if c.id.startswith("bbh-"):
+        return _bbh_plain(c)
+    if c.id.startswith("mathv-"):
+        return _math_v_plain(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -145,6 +175,58 @@ def _thinking_plain(c: Candidate) -> tuple[str, Any, str | None]:
     if len(said) == 1 and c.hint in said and c.hint in (c.letters or []):
         return "plain", c.hint, None
     return "hard", None, None
+
+
+def _mmmu_pro_plain(c: Candidate) -> tuple[str, Any, str | None]:
+    """MMMU-Pro: plain when every "Answer: X" line and "answer is (X)" (or, for a direct run, a response that
+    is only a letter) names one letter, equal to the source's extraction; anything else is read by a person."""
+    said = {m.group(1) for m in _ANSWER_LINE.finditer(c.response)}
+    said |= {m.group(1) for m in _ANSWER_IS.finditer(c.response)}
+    bare = _BARE_LETTER.fullmatch(c.response)
+    if bare and c.id.startswith("mmmupro-direct:"):
+        said.add(bare.group(1))
+    if len(said) == 1 and c.hint in said and c.hint in (c.letters or []):
+        return "plain", c.hint, None
+    return "hard", None, None
+
+
+def _bbh_plain(c: Candidate) -> tuple[str, Any, str | None]:
+    """BBH (Codex): the source keeps no extraction of its own, so plain means one "answer is" statement in
+    the response, naming one of the question's letters (or closing the response with an integer)."""
+    if c.response.count("answer is") != 1:
+        return "hard", None, None
+    if c.shape == "gpqa":
+        closing = _CLOSING_LETTER_ANSWER.search(c.response)
+        if closing and closing.group(1) in (c.letters or []):
+            return "plain", closing.group(1), None
+        return "hard", None, None
+    closing = _CLOSING_INT_ANSWER.search(c.response)
+    return ("plain", int(closing.group(1)), None) if closing else ("hard", None, None)
+
+
+def _math_v_plain(c: Candidate) -> tuple[str, Any, str | None]:
+    """MATH-V: plain when the response's \\boxed{} answers (and any "answer is (X)") all give one letter, or one
+    integer, equal to the source's extraction; a response with no box is read by a person."""
+    boxed = [_unwrap(m.group(1)) for m in _BOXED.finditer(c.response)]
+    hint = str(c.hint or "").strip()
+    hint = hint.upper() if c.shape == "gpqa" and len(hint) == 1 else hint  # the source writes letters lower-case
+    if not boxed:
+        return "hard", None, None
+    if c.shape == "gpqa":
+        said = set(boxed) | {m.group(1) for m in _ANSWER_IS.finditer(c.response)}
+        if len(said) == 1 and hint in said and hint in (c.letters or []):
+            return "plain", hint, None
+        return "hard", None, None
+    if len(set(boxed)) == 1 and _INTEGER.fullmatch(boxed[0]) and _INTEGER.fullmatch(hint) \
+            and int(float(boxed[0])) == int(float(hint)):
+        return "plain", int(float(boxed[0])), None
+    return "hard", None, None
+
+
+def _unwrap(boxed: str) -> str:
+    """A box's content without LaTeX text wrappers and brackets: "\\text{(B)}" -> "B"."""
+    inner = re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", boxed).strip()
+    return inner[1:-1].strip() if inner[:1] == "(" and inner[-1:] == ")" else inner
 
 
 def _stratum(c: Candidate) -> str:
@@ -235,13 +317,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--minimax-mmlu-pro", type=Path, required=True, help="git dir of shihanqu/MMLU-Pro")
     ap.add_argument("--gpt-oss-mmlu-pro", type=Path, required=True, help="git dir of yash-vardhansingh/MMLU-PRO")
     ap.add_argument("--r1-mmlu-pro", type=Path, required=True, help="git dir of HAOTIAN89/MMLU-Pro")
+    ap.add_argument("--mmmu", type=Path, required=True, help="git dir of MMMU-Benchmark/MMMU")
+    ap.add_argument("--bbh", type=Path, required=True, help="git dir of suzgunmirac/BIG-Bench-Hard")
+    ap.add_argument("--math-v", type=Path, required=True, help="git dir of mathllm/MATH-V")
+    ap.add_argument("--llama31-mmlu-pro", type=Path, required=True, help="git dir of Jack-Lingjie/MMLU-Pro")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
                   *gsm_solution_candidates(args.gsm8k), *reasoning_trace_candidates(args.traces),
                   *mathvista_candidates(args.mathvista), *qwen3_mmlu_pro_candidates(args.qwen3_mmlu_pro),
                   *minimax_mmlu_pro_candidates(args.minimax_mmlu_pro),
-                  *gpt_oss_mmlu_pro_candidates(args.gpt_oss_mmlu_pro), *r1_distill_mmlu_pro_candidates(args.r1_mmlu_pro)]
+                  *gpt_oss_mmlu_pro_candidates(args.gpt_oss_mmlu_pro),
+                  *r1_distill_mmlu_pro_candidates(args.r1_mmlu_pro), *mmmu_pro_candidates(args.mmmu),
+                  *bbh_candidates(args.bbh), *math_v_candidates(args.math_v),
+                  *llama31_mmlu_pro_candidates(args.llama31_mmlu_pro)]
     chosen = select(candidates)
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
@@ -254,6 +343,8 @@ def main(argv: list[str] | None = None) -> None:
             skipped += 1  # read by hand and found outside the shape (e.g. a non-integer answer)
         elif c.id in hand:
             kept.append((c, hand[c.id]["label"], hand[c.id].get("why"), "read by hand", batch))
+        elif status == "plain" and c.id.startswith(FIFTH_BATCH) and _TWO_LETTER_STATEMENT.search(c.response):
+            queue.append(c)
         elif status == "plain":
             kept.append((c, label, why, "plain rules, agreeing with the source", batch))
         else:

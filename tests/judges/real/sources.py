@@ -386,3 +386,137 @@ def r1_distill_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
     return mmlu_pro_fork_candidates(
         repo, R1_MMLU_REPO, "r1-mmlupro", R1_MMLU_FILES,
         'zero-shot, "finish your answer with \\"the answer is (X)\\""; thinking model, <think> opened by the prompt')
+
+
+# --- MMMU-Benchmark/MMMU: mmmu-pro/output/gpt-4o_*.jsonl (Apache-2.0) ---
+# GPT-4o on MMMU-Pro (up to 10 options, A-J) as the benchmark's authors ran it. "standard": the question and
+# options as text with the figure; "vision": a screenshot holding question and options, and the prompt asks
+# the model to write the question out first, so the response restates every option before answering.
+MMMU_PRO_REPO = "MMMU-Benchmark/MMMU"
+MMMU_PRO_RUNS = (
+    ("mmmu-pro/output/gpt-4o_standard(10 options)_cot.jsonl", "mmmupro-cot", "standard",
+     "question and options as text; \"The last line of your response should be of the following format: "
+     "'Answer: $LETTER' ... Think step by step before answering.\""),
+    ("mmmu-pro/output/gpt-4o_vision_cot.jsonl", "mmmupro-cot", "vision",
+     "question and options only in an image; \"Write out the multiple-choice question in the image and then "
+     "solve it. The last line of your response should be ... 'Answer: $LETTER'\""),
+    ("mmmu-pro/output/gpt-4o_standard(10 options)_direct.jsonl", "mmmupro-direct", "standard",
+     '"Answer with the option letter from the given choices directly."'),
+    ("mmmu-pro/output/gpt-4o_vision_direct.jsonl", "mmmupro-direct", "vision",
+     "question and options only in an image; \"Answer with the option letter from the given choices directly. "
+     "The last line of your response should be ... 'Answer: $LETTER'\""),
+)
+
+
+def mmmu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    """GPT-4o's MMMU-Pro answers; `pred_indexs` (the source's own extraction) is the hint. The figure and the
+    question text are not stored; the option texts are (MMMU-Pro data, Apache-2.0)."""
+    commit = head_commit(repo)
+    for path, prefix, variant, asked in MMMU_PRO_RUNS:
+        for i, line in enumerate(_git(repo, "show", f"HEAD:{path}").decode("utf-8").splitlines()):
+            row = json.loads(line)
+            options = row["options"] if isinstance(row["options"], list) else ast.literal_eval(row["options"])
+            text, dropped = capped(str(row.get("response") or ""))
+            yield Candidate(
+                id=f"{prefix}:GPT-4o:{variant}:{row['id']}", shape="gpqa", response=text, model="GPT-4o",
+                family="GPT", reasoning_model=False,
+                source={"repo": MMMU_PRO_REPO, "path": path, "commit": commit, "index": i,
+                        "license": "Apache-2.0"},
+                letters=[chr(65 + k) for k in range(len(options))], choices=[str(o) for o in options],
+                hint=row.get("pred_indexs"), asked_format=asked,
+                extra={"dropped_chars": dropped, "subset": variant})
+
+
+# --- suzgunmirac/BIG-Bench-Hard: code-davinci-002-outputs/code-davinci-002-cot/*.json (MIT) ---
+# Codex (code-davinci-002) with BBH's 3-shot chain-of-thought prompts ("Let's think step by step.", each
+# example ending "So the answer is (X)."); generation stopped at the next "Q:". Multiple-choice tasks keep their
+# option texts (read from the question's "Options:" list); two tasks have integer answers.
+BBH_REPO = "suzgunmirac/BIG-Bench-Hard"
+BBH_DIR = "code-davinci-002-outputs/code-davinci-002-cot"
+BBH_CHOICE_TASKS = ("date_understanding", "disambiguation_qa", "geometric_shapes", "hyperbaton",
+                    "logical_deduction_five_objects", "logical_deduction_seven_objects",
+                    "logical_deduction_three_objects", "movie_recommendation", "penguins_in_a_table",
+                    "reasoning_about_colored_objects", "ruin_names", "salient_translation_error_detection",
+                    "snarks", "temporal_sequences", "tracking_shuffled_objects_five_objects",
+                    "tracking_shuffled_objects_seven_objects", "tracking_shuffled_objects_three_objects")
+BBH_INTEGER_TASKS = ("multistep_arithmetic_two", "object_counting")
+_BBH_OPTION = re.compile(r"^\(([A-Z])\) (.*)$", re.MULTILINE)
+
+
+def bbh_candidates(repo: Path) -> Iterator[Candidate]:
+    commit = head_commit(repo)
+    for task in BBH_CHOICE_TASKS + BBH_INTEGER_TASKS:
+        path = f"{BBH_DIR}/{task}_few_shot_template_0-255000.json"
+        for i, row in enumerate(json.loads(_git(repo, "show", f"HEAD:{path}"))["outputs"]):
+            text, dropped = capped(str(row.get("prediction") or ""))
+            common = dict(model="code-davinci-002", family="Codex", reasoning_model=False,
+                          source={"repo": BBH_REPO, "path": path, "commit": commit, "index": i, "license": "MIT"},
+                          asked_format='3-shot chain of thought, each example ending "So the answer is (X)."',
+                          extra={"dropped_chars": dropped, "subset": task})
+            if task in BBH_INTEGER_TASKS:
+                yield Candidate(id=f"bbh-int:code-davinci-002:{task}:{i}", shape="aime", response=text, **common)
+                continue
+            asked = row["input"].rsplit("\nQ:", 1)[-1]  # the question asked, after the worked examples
+            options = _BBH_OPTION.findall(asked.split("Options:", 1)[-1])
+            yield Candidate(id=f"bbh-mc:code-davinci-002:{task}:{i}", shape="gpqa", response=text,
+                            letters=[k for k, _ in options], choices=[v for _, v in options], **common)
+
+
+# --- mathllm/MATH-V: outputs/**/*.jsonl (MIT) ---
+# MATH-Vision test set (competition problems with a figure; 5-option multiple choice or a free answer), the
+# authors' chain-of-thought runs: "Please solve the problem step by step and put your answer in one
+# "\boxed{}". If it is a multiple choice question, only one letter is allowed in the "\boxed{}"." Only the
+# integer free answers are used. The figure and the question text are not stored.
+MATH_V_REPO = "mathllm/MATH-V"
+MATH_V_RUNS = {
+    "outputs/closed-source/GPT/ChatGPT3.5-CoT (Text+Image Caption).jsonl": ("ChatGPT-3.5 (image caption)", "GPT"),
+    "outputs/closed-source/GPT/GPT4-CoT (Text Only).jsonl": ("GPT-4 (text only)", "GPT"),
+    "outputs/closed-source/Gemini/Gemini-Pro-CoT.jsonl": ("Gemini-Pro", "Gemini"),
+    "outputs/closed-source/Qwen/Qwen-VL-Max-CoT.jsonl": ("Qwen-VL-Max", "Qwen"),
+    "outputs/open-source/Internlm/InternLM-XComposer2-VL-CoT.jsonl": ("InternLM-XComposer2-VL", "InternLM"),
+}
+MATH_V_ASKED = 'step by step, the answer in one "\\boxed{}" (one letter for a multiple-choice question)'
+# Options given only by their labels ("A", "(A)", "A)", even one of them): the texts are in the figure; none kept.
+_LABEL_ONLY = re.compile(r"\(?[A-Ea-e]\)?")
+
+
+def math_v_candidates(repo: Path) -> Iterator[Candidate]:
+    commit = head_commit(repo)
+    problems = {}
+    for line in _git(repo, "show", "HEAD:data/test.jsonl").decode("utf-8").splitlines():
+        row = json.loads(line)
+        problems[str(row["id"])] = row
+    for path, (model, family) in MATH_V_RUNS.items():
+        for i, line in enumerate(_git(repo, "show", f"HEAD:{path}").decode("utf-8").splitlines()):
+            row = json.loads(line)
+            problem = problems[str(row["id"])]
+            options = problem["options"] if isinstance(problem["options"], list) else ast.literal_eval(problem["options"])
+            text, dropped = capped(str(row.get("response") or ""))
+            common = dict(response=text, model=model, family=family, reasoning_model=False,
+                          source={"repo": MATH_V_REPO, "path": path, "commit": commit, "index": i,
+                                  "key": str(row["id"]), "license": "MIT"},
+                          hint=row.get("model_answer"), asked_format=MATH_V_ASKED, extra={"dropped_chars": dropped})
+            if options:
+                texts = [str(o) for o in options]
+                shown = None if any(_LABEL_ONLY.fullmatch(t.strip()) for t in texts) else texts
+                yield Candidate(id=f"mathv-mc:{model}:{row['id']}", shape="gpqa",
+                                letters=[chr(65 + k) for k in range(len(texts))], choices=shown, **common)
+            elif _INT_RE.fullmatch(str(problem["answer"]).strip()):
+                yield Candidate(id=f"mathv-int:{model}:{row['id']}", shape="aime", **common)
+
+
+# Jack-Lingjie/MMLU-Pro: Meta-Llama-3.1-8B-Instruct under vLLM, the 5-shot chain-of-thought prompt sent as one
+# user turn through the chat template (greedy, 2,048 new tokens at most); five subjects, at the commit that
+# holds them.
+LLAMA31_MMLU_REPO = "Jack-Lingjie/MMLU-Pro"
+LLAMA31_MMLU_COMMIT = "4835ab38829eca7a202ae810c0606a2cd9f14d58"
+LLAMA31_MMLU_FILES = tuple(
+    ForkFile(LLAMA31_MMLU_COMMIT, f"eval_results/Meta-Llama-3.1-8B-Instruct/CoT/all/{subject}.json", subject,
+             "Llama-3.1-8B-Instruct", "Llama", False)
+    for subject in ("biology", "economics", "law", "other", "psychology"))
+
+
+def llama31_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    return mmlu_pro_fork_candidates(
+        repo, LLAMA31_MMLU_REPO, "llama31-mmlupro", LLAMA31_MMLU_FILES,
+        '5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt) in one chat turn')
