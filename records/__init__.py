@@ -27,28 +27,23 @@ def _from_dict(cls, data: Any, where: str):
     if not isinstance(data, dict):
         raise RecordError(f"{where}: expected a JSON object, got {type(data).__name__}")
     check_schema_version(data, where)
-    names, required = _schema(cls)
+    required = _required(cls)
     if not required <= data.keys():
         raise RecordError(f"{where}: missing field(s) {', '.join(sorted(required - data.keys()))}")
-    exact = _exact_types(cls)
+    checks = _type_checks(cls)
     kwargs = {}
     for name, value in data.items():
-        types_ok = exact.get(name)
-        if types_ok is None:
+        check = checks.get(name)
+        if check is None:
             continue  # a field this code does not know (written by a newer minor version): dropped
-        if type(value) not in types_ok:  # JSON gives exact types; anything else takes the full check
-            _check_type(cls, name, value, where)
+        allowed, description = check
+        # JSON gives exact types, so most values pass at once; a subclass takes isinstance. JSON true is not the
+        # integer 1: no field admits a bool unless its annotation says bool.
+        if type(value) not in allowed and (not isinstance(value, allowed) or isinstance(value, bool)
+                                           and bool not in allowed):
+            raise RecordError(f"{where}: field {name!r} must be {description}, got {_shown(value)}")
         kwargs[name] = value
     return cls(**kwargs)
-
-
-def _check_type(cls, name: str, value: Any, where: str) -> None:
-    for field_name, allowed, description in _type_checks(cls):
-        if field_name == name:
-            # JSON true is not the integer 1; no field admits a bool unless its annotation says bool
-            if not isinstance(value, allowed) or (value is True or value is False) and bool not in allowed:
-                raise RecordError(f"{where}: field {name!r} must be {description}, got {_shown(value)}")
-            return
 
 
 def check_schema_version(data: dict[str, Any], where: str) -> None:
@@ -65,10 +60,8 @@ def _shown(value: Any) -> str:
 
 
 @lru_cache(maxsize=None)
-def _schema(cls) -> tuple[frozenset[str], frozenset[str]]:
-    names = frozenset(f.name for f in fields(cls))
-    required = frozenset(f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING)
-    return names, required
+def _required(cls) -> frozenset[str]:
+    return frozenset(f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING)
 
 
 _NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false", dict: "an object",
@@ -87,15 +80,10 @@ def _accepts(hint: Any) -> tuple[tuple[type, ...], str]:
 
 
 @lru_cache(maxsize=None)
-def _type_checks(cls) -> tuple[tuple[str, tuple[type, ...], str], ...]:
+def _type_checks(cls) -> dict[str, tuple[tuple[type, ...], str]]:
+    """Per field: the types its annotation admits, and how an error names them."""
     hints = typing.get_type_hints(cls)
-    return tuple((f.name, *_accepts(hints[f.name])) for f in fields(cls))
-
-
-@lru_cache(maxsize=None)
-def _exact_types(cls) -> dict[str, frozenset[type]]:
-    """Per field, the exact types that pass its check at once (bool only where the field admits it)."""
-    return {name: frozenset(allowed) for name, allowed, _ in _type_checks(cls)}
+    return {f.name: _accepts(hints[f.name]) for f in fields(cls)}
 
 
 def _shallow_dict(record: Any) -> dict[str, Any]:

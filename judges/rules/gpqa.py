@@ -505,6 +505,8 @@ _STATES_VALUE_RE = re.compile(r"(?:\b(?:is|are|be|was|equals?|gives?)|[=:])$", _
 
 def _states_value(text: str, before_box: int) -> bool:
     return _STATES_VALUE_RE.search(text, max(0, before_box - 12), before_box) is not None
+
+
 # What may stand between a lead-in and its boxed answer: spaces, markup and math openers ("\\[", "\\(", "$$").
 _MATH_OPENERS = ("\\[", "\\(", "$")
 _OPENER_REACH = 24

@@ -25,9 +25,8 @@ from typing import Any
 
 from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_pro_candidates,
                                       gsm_solution_candidates, llama31_mmlu_pro_candidates, math_v_candidates,
-                                      mathvista_candidates,
-                                      minimax_mmlu_pro_candidates,
-                                      mmlu_pro_candidates, mmmu_pro_candidates, qwen3_mmlu_pro_candidates,
+                                      mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
+                                      mmmu_pro_candidates, qwen3_mmlu_pro_candidates,
                                       r1_distill_mmlu_pro_candidates, reasoning_trace_candidates,
                                       zeroeval_candidates)
 
@@ -56,9 +55,9 @@ LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "g
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
+FIFTH_BATCH = ("mmmupro-cot", "mmmupro-direct", "bbh-mc", "bbh-int", "mathv-mc", "mathv-int", "llama31-mmlupro")
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
-                   "r1-mmlupro", "mmmupro-cot", "mmmupro-direct", "bbh-mc", "bbh-int", "mathv-mc", "mathv-int",
-                   "llama31-mmlupro")
+                   "r1-mmlupro", *FIFTH_BATCH)
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -87,7 +86,6 @@ _BARE_LETTER = re.compile(r"\s*\(?([A-J])\)?\.?\s*")
 # above read as the first; a sampled response of the fifth batch that holds one goes to a person instead (checked
 # after sampling, so that the sample and its split stay as drawn).
 _TWO_LETTER_STATEMENT = re.compile(r"answer is:?\s*\(?[A-J]\)?\s*(?:and|or|,|&|/)\s*\(?[A-J]\)?(?![A-Za-z0-9])")
-FIFTH_BATCH = ("mmmupro-cot", "mmmupro-direct", "bbh-mc", "bbh-int", "mathv-mc", "mathv-int", "llama31-mmlupro")
 # A \boxed{...} answer (no nested braces but one level, e.g. \boxed{\text{B}}).
 _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
 # BBH's worked examples end "So the answer is (B)." or "So the answer is 24."; the answer must close the

@@ -465,8 +465,8 @@ def bbh_candidates(repo: Path) -> Iterator[Candidate]:
 # --- mathllm/MATH-V: outputs/**/*.jsonl (MIT) ---
 # MATH-Vision test set (competition problems with a figure; 5-option multiple choice or a free answer), the
 # authors' chain-of-thought runs: "Please solve the problem step by step and put your answer in one
-# "\boxed{}". If it is a multiple choice question, only one letter is allowed in the "\boxed{}"." Only the
-# integer free answers are used. The figure and the question text are not stored.
+# "\boxed{}". If it is a multiple choice question, only one letter is allowed in the "\boxed{}"." Of the free
+# answers only the integer ones are used. The figure and the question text are not stored.
 MATH_V_REPO = "mathllm/MATH-V"
 MATH_V_RUNS = {
     "outputs/closed-source/GPT/ChatGPT3.5-CoT (Text+Image Caption).jsonl": ("ChatGPT-3.5 (image caption)", "GPT"),
