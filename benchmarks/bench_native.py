@@ -416,42 +416,66 @@ def harness_generate(eng: LLMEngine, items: list, new_tokens: int, lean: bool, r
 
 def batch_path(a) -> dict[str, float]:
     """Engine alone vs the generate stage (new and old hand-off, interleaved rounds, fresh prompts each run) vs
-    HF generate at batch a.hf_batch; prints one table for this process's CPU setting."""
+    HF generate at batch a.hf_batch; prints one table for this process's CPU setting. With several KV cache
+    precisions, one engine each, all built first and taking turns round by round (a process's first engine measured
+    ~8% faster than its second when they ran one after the other)."""
     import tempfile
     from tasks import get_task
     print(f"# {cpu_line()}; load average {os.getloadavg()[0]:.1f}", flush=True)
-    eng = LLMEngine(DEFAULT_MODEL, device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.kv_gib,
-                    ignore_eos=True)
     task = get_task("aime")
-    print(f"# {matmul_line(eng)}", flush=True)
-    new_key, old_key = "generate, this change", "generate, before (per-token hand-off, F.linear bf16)"
-    rates: dict[str, list[float]] = {"engine alone, whole run": [], "engine alone, decode steps only": [],
-                                     new_key: [], old_key: []}
-    loop_cpu: dict[str, list[float]] = {k: [] for k in list(rates)[2:]}
+    rates: dict[str, list[float]] = {}
+    loop_cpu: dict[str, list[float]] = {}
+    engines = {}
+    for kv_dtype in a.kv_cache_dtype:
+        eng = engines[kv_dtype] = LLMEngine(DEFAULT_MODEL, device="cpu", dtype=a.dtype, threads=a.threads,
+                                            kv_cache_gib=a.kv_gib, ignore_eos=True, kv_cache_dtype=kv_dtype)
+        print(f"# {matmul_line(eng)}; KV cache {eng.describe()['kv_cache_dtype']}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        harness_generate(eng, generate_items(eng, task, 2, 32, 99), 8, True, Path(tmp))  # warm-up
+        for eng in engines.values():
+            harness_generate(eng, generate_items(eng, task, 2, 32, 99), 8, True, Path(tmp))  # warm-up
         for r in range(a.rounds):
-            items = generate_items(eng, task, a.requests, a.prompt_len, 100 + 3 * r)
-            ids = [eng.tokenizer.encode(eng.tokenizer.render_chat(task.render(it, 0, 0).messages)) for it in items]
-            with ThreadPoolExecutor(1) as pool:  # the engine steps on a background thread, as under NativeEngine
-                res = pool.submit(run_native, eng, ids, a.new_tokens).result()
-            rates["engine alone, whole run"].append(res["out_tok_s"])
-            rates["engine alone, decode steps only"].append(res["decode_tok_s"])
-            for key, new, seed in ((new_key, True, 101), (old_key, False, 102)):
-                use_new_matmuls(new)
-                try:
-                    g = harness_generate(eng, generate_items(eng, task, a.requests, a.prompt_len, seed + 3 * r),
-                                         a.new_tokens, new, Path(tmp))
-                finally:
-                    use_new_matmuls(True)
-                rates[key].append(g["out_tok_s"])
-                loop_cpu[key].append(g["loop_cpu_s"] / g["tokens"] * 1e6)
-            print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in rates.items())
-                  + f" (mean prompt {g['prompt_tokens']:.0f} tokens); event-loop thread CPU us per output token: "
-                  + ", ".join(f"{k} {v[-1]:.0f}" for k, v in loop_cpu.items()), flush=True)
-    del eng
+            for kv_dtype, eng in engines.items():
+                batch_path_round(a, task, eng, kv_dtype, r, Path(tmp), rates, loop_cpu)
+    del engines, eng
     gc.collect()
     ours = {k: statistics.median(v) for k, v in rates.items()}
+    _batch_path_report(a, ours, loop_cpu)
+    return ours
+
+
+def batch_path_round(a, task, eng: LLMEngine, kv_dtype: str, r: int, tmp: Path, rates: dict[str, list[float]],
+                     loop_cpu: dict[str, list[float]]) -> None:
+    """Round r of one engine: engine alone, then generate with the new and the old hand-off; appends to rates and
+    loop_cpu under keys that name the KV precision when it is not auto."""
+    suffix = "" if kv_dtype == "auto" else f", {kv_dtype} KV cache"
+    new_key, old_key = "generate, this change" + suffix, "generate, before (per-token hand-off, F.linear bf16)" + suffix
+    keys = ["engine alone, whole run" + suffix, "engine alone, decode steps only" + suffix, new_key, old_key]
+    for k in keys:
+        rates.setdefault(k, [])
+    for k in keys[2:]:
+        loop_cpu.setdefault(k, [])
+    items = generate_items(eng, task, a.requests, a.prompt_len, 100 + 3 * r)
+    ids = [eng.tokenizer.encode(eng.tokenizer.render_chat(task.render(it, 0, 0).messages)) for it in items]
+    with ThreadPoolExecutor(1) as pool:  # the engine steps on a background thread, as under NativeEngine
+        res = pool.submit(run_native, eng, ids, a.new_tokens).result()
+    rates[keys[0]].append(res["out_tok_s"])
+    rates[keys[1]].append(res["decode_tok_s"])
+    for key, new, seed in ((new_key, True, 101), (old_key, False, 102)):
+        use_new_matmuls(new)
+        try:
+            g = harness_generate(eng, generate_items(eng, task, a.requests, a.prompt_len, seed + 3 * r),
+                                 a.new_tokens, new, tmp)
+        finally:
+            use_new_matmuls(True)
+        rates[key].append(g["out_tok_s"])
+        loop_cpu[key].append(g["loop_cpu_s"] / g["tokens"] * 1e6)
+    print(f"round {r + 1}{suffix}: " + ", ".join(f"{k} {rates[k][-1]:.1f}" for k in keys)
+          + f" (mean prompt {g['prompt_tokens']:.0f} tokens); event-loop thread CPU us per output token: "
+          + ", ".join(f"{k} {loop_cpu[k][-1]:.0f}" for k in keys[2:]), flush=True)
+
+
+def _batch_path_report(a, ours: dict[str, float], loop_cpu: dict[str, list[float]]) -> None:
+    """HF generate at batch a.hf_batch, then the table of our rates against it."""
     hf = {}
     if not a.skip_hf:
         model = hf_model("dense", torch.bfloat16 if a.dtype == "bf16" else torch.float32)
@@ -474,7 +498,6 @@ def batch_path(a) -> dict[str, float]:
     for k, v in loop_cpu.items():
         print(f"| {k}: event-loop thread CPU per output token | {statistics.median(v):.0f} us | | |")
     print(f"\n{cpu_line()}; load average at the end {os.getloadavg()[0]:.1f}", flush=True)
-    return ours
 
 
 def batch_path_both(a) -> int:
@@ -508,6 +531,8 @@ def main() -> int:
     ap.add_argument("--isa", default="both", choices=["both", "as-is"],
                     help="--batch-path: also rerun with oneDNN capped below AMX (both), or only as this process is")
     ap.add_argument("--rounds", type=int, default=1, help="--batch-path: interleaved rounds (median reported)")
+    ap.add_argument("--kv-cache-dtype", nargs="+", default=["auto"], choices=["auto", "int8"],
+                    help="--batch-path: the engine's KV cache precision(s), each measured in turn in this process")
     a = ap.parse_args()
     if a.quick:
         a.requests, a.new_tokens, a.hf_batch, a.prefill_len = 16, 32, 8, 512

@@ -32,8 +32,10 @@ def main() -> int:
     ap.add_argument("--prompt-len", type=int, default=128)
     ap.add_argument("--warm-steps", type=int, default=120)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--kv-cache-dtype", default="auto", choices=["auto", "int8"])
     a = ap.parse_args()
-    eng = LLMEngine(DEFAULT_MODEL, device="cpu", dtype="bf16", threads=a.threads, kv_cache_gib=1.0, ignore_eos=True)
+    eng = LLMEngine(DEFAULT_MODEL, device="cpu", dtype="bf16", threads=a.threads, kv_cache_gib=1.0, ignore_eos=True,
+                    kv_cache_dtype=a.kv_cache_dtype)
     for i, p in enumerate(prompts(a.requests, a.prompt_len, seed=0)):
         eng.add_request(p, SamplingParams(max_tokens=a.warm_steps + 64), f"r{i}")
     done = 0

@@ -134,6 +134,7 @@ class EngineOptions:
     enable_prefix_caching: bool | None = None
     max_prefill_chunk: int | None = None
     int4: bool | None = None  # None: use the 4-bit codes whenever possible
+    kv_cache_dtype: str | None = None  # None/"auto": the model's dtype; "int8": 8-bit K/V rows (engine/native/kv_quant.py)
     nextn: int = 0  # MTP draft tokens per step; 0 = no speculative decoding
     tp: int = 1
     ep: int = 1

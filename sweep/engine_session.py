@@ -8,7 +8,7 @@ import torch
 from sweep.config import SweepConfig
 
 ENGINE_KEYS = {"kv_cache_gib", "block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len",
-               "enable_prefix_caching", "max_prefill_chunk", "int4"}
+               "enable_prefix_caching", "max_prefill_chunk", "int4", "kv_cache_dtype"}
 # Workload keys that live in [engine] but shape the sweep's prompts, not the engine.
 SWEEP_KEYS = {"decode_fill", "cached_prefix"}
 

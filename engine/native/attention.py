@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from engine.native import kernels
+from engine.native.kv_quant import dequantize_rows
 
 
 @dataclass
@@ -155,8 +156,15 @@ def _gather_decode_kv(kv_cache: torch.Tensor, attn: AttentionMetadata) -> torch.
 
 
 def compiled_kernels_for(kv_cache: torch.Tensor) -> bool:
-    """Whether the compiled kernels (engine/native/kernels) serve this cache: CPU, float32 or bfloat16, built."""
-    return kv_cache.device.type == "cpu" and kv_cache.dtype in (torch.float32, torch.bfloat16) and kernels.load()
+    """Whether the compiled kernels (engine/native/kernels) serve this cache: CPU, float32, bfloat16 or 8-bit rows
+    (kv_quant.py), built."""
+    return (kv_cache.device.type == "cpu" and kv_cache.dtype in (torch.float32, torch.bfloat16, torch.int8)
+            and kernels.load())
+
+
+def _readable(kv: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """K/V copied out of the cache, as values of `dtype` (8-bit rows are dequantised; other caches are already)."""
+    return dequantize_rows(kv, dtype) if kv.dtype == torch.int8 else kv
 
 
 def reads_in_place(kv_cache: torch.Tensor, attn: AttentionMetadata) -> bool:
@@ -178,7 +186,8 @@ def _prefill_window(c: PrefillChunk, n: int, window: int | None, device: torch.d
 def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache: torch.Tensor,
                     attn: AttentionMetadata, window: int | None = None) -> torch.Tensor:
     """q: [T, Hq, D]; k, v: [T, Hkv, D] of this step (already written to the cache);
-    kv_cache: [2*Hkv, slots, D] (K heads then V heads, slot-indexed). Returns [T, Hq*D].
+    kv_cache: [2*Hkv, slots, D] (K heads then V heads, slot-indexed; or int8 8-bit rows, kv_quant.py). Returns
+    [T, Hq*D].
     window: each query attends to its own position and the window - 1 before it (sliding-window attention)."""
     T, Hq, D = q.shape
     Hkv = kv_cache.shape[0] // 2
@@ -194,7 +203,7 @@ def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache:
                                                    attn.block_size, scale))
         nd = 0
     if nd:
-        ctx = _gather_decode_kv(kv_cache, attn)  # [2*Hkv, nd, L, D]
+        ctx = _readable(_gather_decode_kv(kv_cache, attn), q.dtype)  # [2*Hkv, nd, L, D]
     if nd == 1 and q.dtype != torch.float32:
         # A lone decode needs no mask once cut to its true length, and the CPU flash kernel, with the G query
         # heads of a KV head as G query rows, is ~2x faster than the matmuls below. fp32 keeps one path for
@@ -225,7 +234,7 @@ def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache:
             vc = v[c.start:c.end].transpose(0, 1).contiguous()[None]
             o = F.scaled_dot_product_attention(qc, kc, vc, attn_mask=mask, is_causal=mask is None, enable_gqa=G != 1)
         else:
-            ctx = kv_cache.index_select(1, c.slots)[None]  # [1, 2*Hkv, ctx, D]
+            ctx = _readable(kv_cache.index_select(1, c.slots), q.dtype)[None]  # [1, 2*Hkv, ctx, D]
             o = F.scaled_dot_product_attention(qc, ctx[:, :Hkv], ctx[:, Hkv:], attn_mask=mask, enable_gqa=G != 1)
         outs.append(o[0].transpose(0, 1).reshape(c.end - c.start, Hq * D))
     return outs[0] if len(outs) == 1 else torch.cat(outs, 0)

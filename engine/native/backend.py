@@ -23,7 +23,7 @@ SIGTERM_REASON = ("stopped by SIGTERM before it finished (under torchrun: anothe
                   "stopped); rerun the same command to retry it")
 # EngineOptions fields passed to LLMEngine when set (None keeps LLMEngine's own default).
 _ENGINE_FIELDS = ("block_size", "max_num_batched_tokens", "enable_prefix_caching", "max_prefill_chunk",
-                  "chat_template_kwargs")
+                  "chat_template_kwargs", "kv_cache_dtype")
 
 
 def _text_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ class KVCache:
                               f"(one block of {block_size} tokens needs {per_block} bytes and one is reserved)")
         self.block_size = block_size
         self.spec = spec
+        self.dtype = dtype  # the model's, or int8 for 8-bit rows (kv_quant.py; spec then counts their bytes)
         self.bytes = self.num_blocks * per_block
         slots = self.num_blocks * block_size
         # Uninitialised (so untouched pages cost no resident memory) except the null block 0, which is

@@ -79,7 +79,7 @@ class LLMEngine:
                  enable_prefix_caching: bool = True, max_prefill_chunk: int | None = None,
                  ignore_eos: bool = False, int4: bool | None = None, tp: int = 1, ep: int = 1,
                  dp_attention: bool = False, dist_timeout_s: float = 300.0,
-                 chat_template_kwargs: dict | None = None):
+                 chat_template_kwargs: dict | None = None, kv_cache_dtype: str = "auto"):
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
         self.threads = set_threads(threads, self.device)
@@ -90,12 +90,15 @@ class LLMEngine:
         self.parallel_sizes = {"tensor_parallel": tp, "expert_parallel": ep, "dp_attention": dp_attention}
         enable_prefix_caching = enable_prefix_caching and not dp_attention  # a hit's rows may be on another rank
         kv_cache_bytes = int(kv_cache_gib * (1 << 30))
+        if kv_cache_dtype not in ("auto", None) and size > 1:
+            raise EngineError("kv_cache_dtype int8 runs on one rank (not yet with --tp or --ep)")
         if size > 1:  # this process is rank 0 of a torchrun launch (tensor_parallel.py)
             from engine.native.tensor_parallel import Hello
             self.device = device_for(self.device)
             self.parallel = join_parallel(size, self.device, dist_timeout_s, mode)
             self.parallel.send(Hello.of(resolved, self.dtype, kv_cache_bytes, block_size, mode, dp_attention))
-        shard = build_shard(resolved, self.dtype, self.device, kv_cache_bytes, block_size, self.parallel, mode)
+        shard = build_shard(resolved, self.dtype, self.device, kv_cache_bytes, block_size, self.parallel, mode,
+                            kv_cache_dtype)
         weights, self.model, self.kv = shard.weights, shard.model, shard.kv
         self.model_name, self.model_path, self.model_sha256 = resolved.name, resolved.path, weights.sha256
         self.model_config = weights.config
@@ -112,7 +115,7 @@ class LLMEngine:
                                    max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
                                    max_model_len=max_model_len or ctx, enable_prefix_caching=enable_prefix_caching,
                                    max_prefill_chunk=max_prefill_chunk)
-        self.kv_bytes_per_token = self.kv.spec.bytes_per_token(self.dtype)  # all layers, K and V
+        self.kv_bytes_per_token = self.kv.spec.bytes_per_token(self.kv.dtype)  # all layers, K and V
         print(f"KV cache: {self.kv_bytes_per_token} bytes per token, {self.kv.num_blocks * block_size} tokens in "
               f"{self.kv.bytes / (1 << 20):.1f} MiB", file=sys.stderr)
         self.block_manager = BlockManager(self.kv.num_blocks, block_size, enable_prefix_caching,
@@ -348,6 +351,7 @@ class LLMEngine:
                 "dtype": dtype_name(self.dtype), "threads": self.threads,
                 "kv_cache_bytes": self.kv.bytes, "kv_cache_tokens": self.kv.num_blocks * self.config.block_size,
                 "kv_bytes_per_token": self.kv_bytes_per_token,
+                "kv_cache_dtype": "int8" if self.kv.dtype == torch.int8 else dtype_name(self.kv.dtype),
                 "chat_template": self.tokenizer.template.origin,
                 "chat_template_kwargs": self.tokenizer.template.default_kwargs,
                 "block_size": self.config.block_size, "max_model_len": self.config.max_model_len,

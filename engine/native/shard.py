@@ -14,6 +14,7 @@ import torch
 from engine.base import EngineError
 from engine.native.dp_attention import DPAttentionRunner
 from engine.native.kv_cache import KVCache
+from engine.native.kv_quant import quantized_spec, resolve_kv_dtype
 from engine.native.model_registry import ResolvedModel
 from engine.native.model_runner import ModelRunner
 from engine.native.models import model_class
@@ -30,8 +31,10 @@ class Shard:
 
 
 def build_shard(resolved: ResolvedModel, dtype: torch.dtype, device: torch.device, kv_cache_bytes: int,
-                block_size: int, group: ParallelGroup | None = None, mode: str = "tp") -> Shard:
-    """The model (this rank's shard when `group` is given) and a KV cache of `kv_cache_bytes` bound to it."""
+                block_size: int, group: ParallelGroup | None = None, mode: str = "tp",
+                kv_cache_dtype: str | None = None) -> Shard:
+    """The model (this rank's shard when `group` is given) and a KV cache of `kv_cache_bytes` bound to it, in the
+    model's dtype or, with kv_cache_dtype "int8", as 8-bit rows (kv_quant.py)."""
     if group is None:
         weights = load_weights(resolved, dtype)
         model = model_class(weights.config.architecture).from_weights(weights.config, weights.tensors, dtype, device)
@@ -42,7 +45,10 @@ def build_shard(resolved: ResolvedModel, dtype: torch.dtype, device: torch.devic
         report_memory(model, group, full_bytes)
     # A tensor-parallel shard caches only its own KV heads (an expert-parallel rank caches them all).
     kv_config = model.config if group is not None else weights.config
-    kv = KVCache(type(model).kv_cache_spec(kv_config), kv_cache_bytes, block_size, dtype, device)
+    spec, kv_dtype = type(model).kv_cache_spec(kv_config), resolve_kv_dtype(kv_cache_dtype, dtype)
+    if kv_dtype == torch.int8:
+        spec = quantized_spec(spec)
+    kv = KVCache(spec, kv_cache_bytes, block_size, kv_dtype, device)
     model.bind_kv_cache(kv.caches)
     return Shard(weights, model, kv)
 

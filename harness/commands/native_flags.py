@@ -52,6 +52,10 @@ ENGINE_FLAGS: tuple[EngineFlag, ...] = (
     EngineFlag("int4", "int4", "multiply small batches with the model file's own 4-bit codes (Q4_0/Q4_1 GGUF, CPU, "
                "bf16); auto = whenever possible", {"choices": ("auto", "on", "off"), "default": "auto"},
                lambda choice: None if choice == "auto" else choice == "on"),
+    EngineFlag("kv-cache-dtype", "kv_cache_dtype", "K/V cache precision: auto = the model's dtype; int8 = 8-bit rows "
+               "with a scale per 32 values (half the bytes of bf16, so twice the tokens per GiB; Llama-family models, "
+               "one rank)", {"choices": ("auto", "int8"), "default": "auto"},
+               lambda choice: None if choice == "auto" else choice),
     EngineFlag("nextn", "nextn", "draft tokens per step for MTP speculative decoding (DeepSeek-V3-style checkpoints "
                "with MTP modules); 0 = off", {"type": non_negative_int, "default": 0}),
 )

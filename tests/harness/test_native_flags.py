@@ -63,6 +63,7 @@ def test_every_flag_fills_a_typed_field():
     ([*GENERATE, "--nextn", "-1"], "argument --nextn: must be >= 0, got -1"),
     ([*GENERATE, "--max-num-seqs", "many"], "argument --max-num-seqs: expected a whole number >= 1, got 'many'"),
     ([*GENERATE, "--int4", "maybe"], "argument --int4: invalid choice: 'maybe'"),
+    (["serve", "--kv-cache-dtype", "fp8"], "argument --kv-cache-dtype: invalid choice: 'fp8'"),
     (["grade", "runs/x", "--judge-threads", "0"], "argument --judge-threads: must be >= 1, got 0"),
     (["grade", "runs/x", "--judge-dtype", "int8"], "argument --judge-dtype: invalid choice: 'int8'"),
     (["sweep", "decode", "ce-2k", "--nextn", "-1"], "argument --nextn: must be >= 0, got -1"),
@@ -79,8 +80,8 @@ def test_defaults_leave_the_engine_its_own_defaults():
     served = engine_options(parser.parse_args(["serve"]))
     for options in (generated, served):
         assert (options.device, options.dtype, options.threads, options.kv_cache_gib, options.block_size,
-                options.enable_prefix_caching, options.int4, options.nextn, options.tp, options.ep) == \
-               (None, None, None, None, None, None, None, 0, 1, 1)
+                options.enable_prefix_caching, options.int4, options.kv_cache_dtype, options.nextn, options.tp,
+                options.ep) == (None, None, None, None, None, None, None, None, 0, 1, 1)
     assert (generated.max_num_seqs, served.max_num_seqs) == (None, 64)  # serve's own default, as before
     assert served.model == "smollm2-135m" and served.chat_template_kwargs is None
 
@@ -88,6 +89,8 @@ def test_defaults_leave_the_engine_its_own_defaults():
 @pytest.mark.parametrize("argv, want", [
     (["--int4", "off"], {"int4": False}),
     (["--int4", "on", "--nextn", "3"], {"int4": True, "nextn": 3}),
+    (["--kv-cache-dtype", "int8"], {"kv_cache_dtype": "int8"}),
+    (["--kv-cache-dtype", "auto"], {"kv_cache_dtype": None}),
     (["--no-prefix-caching", "--block-size", "32", "--max-num-batched-tokens", "512"],
      {"enable_prefix_caching": False, "block_size": 32, "max_num_batched_tokens": 512}),
     (["--device", "cpu", "--dtype", "fp32", "--threads", "2", "--kv-cache-gib", "0.5", "--max-model-len", "1024"],

@@ -62,6 +62,10 @@ def test_each_engine_configuration_gets_its_own_eval_folder(tmp_path: Path):
     assert config_id(fp32, "cpu", spec) != config_id(bf16, "cpu", spec)
     int4 = fp32.with_overrides(engine={**fp32.engine, "int4": False})
     assert config_id(int4, "cpu", spec) != config_id(fp32, "cpu", spec)
+    kv8 = fp32.with_overrides(engine={**fp32.engine, "kv_cache_dtype": "int8"})
+    assert config_id(kv8, "cpu", spec) not in (config_id(fp32, "cpu", spec), config_id(int4, "cpu", spec))
+    from sweep.engine_session import engine_options
+    assert engine_options(kv8, "cpu").kv_cache_dtype == "int8"  # the eval's engine caches K/V as the point's does
 
 
 def test_a_bad_eval_table_is_an_error_naming_the_key(tmp_path: Path):

@@ -52,7 +52,8 @@ inline at::Tensor int4_mm(const at::Tensor& x, const at::Tensor& codes, const at
   return at::_weight_int4pack_mm_for_cpu(x, codes, INT4_GROUP, scale_zero);
 }
 
-// x: [1, H] bf16 embedded row; cos, sin: [1, 1, D]; kv_caches: one [2*Hkv, slots, D] bf16 tensor per layer;
+// x: [1, H] bf16 embedded row; cos, sin: [1, 1, D]; kv_caches: one [2*Hkv, slots, D] bf16 tensor per layer (or
+// int8 8-bit rows, paged_decode.cpp);
 // slot_mapping [1], block_table [1, nb], lens [1] (int64) as AttentionMetadata holds them. Returns the hidden
 // row after the last layer's residual add, before the final norm (the caller applies it, as LlamaModel does).
 at::Tensor decode_layers(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, at::TensorList layers,
@@ -63,7 +64,9 @@ at::Tensor decode_layers(const at::Tensor& x, const at::Tensor& cos, const at::T
   TORCH_CHECK(static_cast<int64_t>(layers.size()) == PER_LAYER * L, "decode_layers: ", layers.size(),
               " layer tensors for ", L, " KV caches (", PER_LAYER, " per layer expected)");
   TORCH_CHECK(x.dim() == 2 && x.size(0) == 1 && x.scalar_type() == at::kBFloat16, "decode_layers: x must be bf16 [1, H]");
-  const int64_t D = kv_caches.empty() ? 0 : kv_caches[0].size(2);
+  // head size: a cache row's length, or for 8-bit rows (D codes + D/32 float32 scales) its D
+  const int64_t R = kv_caches.empty() ? 0 : kv_caches[0].size(2);
+  const int64_t D = !kv_caches.empty() && kv_caches[0].scalar_type() == at::kChar ? R * 32 / 36 : R;
   const int64_t q_width = num_heads * D;
   const Ops& op = ops();
   at::Tensor h_in = x, mlp;  // the residual stream and the last MLP output still to be added to it

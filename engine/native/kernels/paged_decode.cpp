@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 #ifdef __AVX512F__
 #include <immintrin.h>
@@ -29,6 +30,8 @@ void harness_rope_f32(float* x, const float* cos, const float* sin, int64_t T, i
                       int64_t D);
 void harness_rope_bf16(uint16_t* x, const uint16_t* cos, const uint16_t* sin, int64_t T, int64_t heads,
                        int64_t row_stride, int64_t D);
+void harness_quantize_q8_f32(const float* src, int8_t* dst, int64_t D);
+void harness_quantize_q8_bf16(const uint16_t* src, int8_t* dst, int64_t D);
 
 namespace {
 
@@ -51,12 +54,41 @@ inline const float* row_as_float(const T* src, float* tmp, int64_t D) {
 template <>
 inline const float* row_as_float<float>(const float* src, float*, int64_t) { return src; }
 
+// 8-bit K/V rows (engine/native/kv_quant.py, kv_cache_dtype int8): a row is D codes, then one float32 scale per 32
+// codes, so a slot's row is row_elems(D) elements of the cache and a value is code * scale.
+template <typename T>
+constexpr int64_t row_elems(int64_t D) { return D; }
+template <>
+constexpr int64_t row_elems<int8_t>(int64_t D) { return D + D / 32 * 4; }
+
+inline float q8_scale(const int8_t* row, int64_t D, int64_t group) {
+  float s;
+  std::memcpy(&s, row + D + 4 * group, sizeof s);
+  return s;
+}
+template <>
+inline const float* row_as_float<int8_t>(const int8_t* src, float* tmp, int64_t D) {
+  for (int64_t d = 0; d < D; ++d) tmp[d] = static_cast<float>(src[d]) * q8_scale(src, D, d / 32);
+  return tmp;
+}
+
 #ifdef __AVX512F__
 // 16 values as float32 lanes.
 inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
 inline __m512 load16(const c10::BFloat16* p) {
   __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+// Chunk c (values 16c..16c+15) of a row of D = 16 * C values, as float32 lanes.
+template <int C>
+inline __m512 load_chunk(const float* row, int c) { return load16(row + 16 * c); }
+template <int C>
+inline __m512 load_chunk(const c10::BFloat16* row, int c) { return load16(row + 16 * c); }
+template <int C>
+inline __m512 load_chunk(const int8_t* row, int c) {
+  const __m128i codes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 16 * c));
+  return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(codes)), _mm512_set1_ps(q8_scale(row, 16 * C, c / 2)));
 }
 
 // exp(x) for x <= 0 (scores minus their max): 2^n * p(r) with a degree-6 polynomial, ~2 ulp.
@@ -79,7 +111,7 @@ inline __m512 exp16(__m512 x) {
 // block of this row's context while the current one is computed.
 template <typename T>
 inline void prefetch_next_block(const T* base, const int64_t* bt, int64_t block_size, int64_t t, int64_t t1,
-                                int64_t D) {
+                                int64_t D) {  // D: the row's length in elements (row_elems)
   const int64_t next = t / block_size + 2;  // two blocks ahead: one block of compute is shorter than a fetch
   if (t % block_size || next * block_size >= t1) return;
   const char* p = reinterpret_cast<const char*>(base + bt[next] * block_size * D);
@@ -174,15 +206,15 @@ inline __m512 reduce16(const __m512* a) {
 template <typename T, int C, int GC>
 inline void pv_rows(const float* sc, const T* vbase, const int64_t* bt, int64_t block_size, int64_t t0, int64_t t1,
                     float* res) {
-  constexpr int64_t D = 16 * C;
+  constexpr int64_t D = 16 * C, RS = row_elems<T>(D);
   __m512 o[GC][C];
   for (int g = 0; g < GC; ++g)
     for (int c = 0; c < C; ++c) o[g][c] = _mm512_setzero_ps();
   for (int64_t t = t0; t < t1; ++t) {
-    prefetch_next_block(vbase, bt, block_size, t, t1, D);
-    const T* v = vbase + (bt[t / block_size] * block_size + t % block_size) * D;
+    prefetch_next_block(vbase, bt, block_size, t, t1, RS);
+    const T* v = vbase + (bt[t / block_size] * block_size + t % block_size) * RS;
     __m512 vc[C];
-    for (int c = 0; c < C; ++c) vc[c] = load16(v + 16 * c);
+    for (int c = 0; c < C; ++c) vc[c] = load_chunk<C>(v, c);
     for (int g = 0; g < GC; ++g) {
       const __m512 p = _mm512_set1_ps(sc[g * SPLIT + (t - t0)]);
       for (int c = 0; c < C; ++c) o[g][c] = _mm512_fmadd_ps(p, vc[c], o[g][c]);
@@ -196,13 +228,13 @@ inline void pv_rows(const float* sc, const T* vbase, const int64_t* bt, int64_t 
 template <typename T, int C>
 void item_tiled(const float* qf, const T* kbase, const T* vbase, const int64_t* bt, int64_t block_size, int64_t t0,
                 int64_t t1, int64_t G, float* sc, float* kf, float* res) {
-  constexpr int64_t D = 16 * C;
+  constexpr int64_t D = 16 * C, RS = row_elems<T>(D);
   for (int64_t tb = t0; tb < t1; tb += 16) {
     const int64_t nt = std::min<int64_t>(16, t1 - tb);
     for (int64_t i = 0; i < nt; ++i) {
-      prefetch_next_block(kbase, bt, block_size, tb + i, t1, D);
-      const T* k = kbase + (bt[(tb + i) / block_size] * block_size + (tb + i) % block_size) * D;
-      for (int c = 0; c < C; ++c) _mm512_storeu_ps(kf + i * D + 16 * c, load16(k + 16 * c));
+      prefetch_next_block(kbase, bt, block_size, tb + i, t1, RS);
+      const T* k = kbase + (bt[(tb + i) / block_size] * block_size + (tb + i) % block_size) * RS;
+      for (int c = 0; c < C; ++c) _mm512_storeu_ps(kf + i * D + 16 * c, load_chunk<C>(k, c));
     }
     for (int64_t g = 0; g < G; ++g) {
       __m512 qv[C], acc[16];
@@ -235,15 +267,16 @@ void item_tiled(const float* qf, const T* kbase, const T* vbase, const int64_t* 
 }
 #endif
 
-template <typename T>
+// T: the type of q and the output; KT: the cache's (T, or int8_t for 8-bit rows).
+template <typename T, typename KT>
 void decode_kernel(const at::Tensor& q, const at::Tensor& kv, const at::Tensor& block_table,
                    const at::Tensor& lens, int64_t block_size, double scale, bool tiled, at::Tensor& out) {
-  const int64_t nd = q.size(0), Hq = q.size(1), D = q.size(2);
+  const int64_t nd = q.size(0), Hq = q.size(1), D = q.size(2), RS = row_elems<KT>(D);
   const int64_t Hkv = kv.size(0) / 2, S = kv.size(1), G = Hq / Hkv;
   const int64_t nb = block_table.size(1);
   const int64_t q_s0 = q.stride(0), q_s1 = q.stride(1);
   const T* qp = q.data_ptr<T>();
-  const T* kvp = kv.data_ptr<T>();
+  const KT* kvp = kv.data_ptr<KT>();
   const int64_t* bt = block_table.data_ptr<int64_t>();
   const int64_t* len = lens.data_ptr<int64_t>();
   T* op = out.data_ptr<T>();
@@ -272,24 +305,26 @@ void decode_kernel(const at::Tensor& q, const at::Tensor& kv, const at::Tensor& 
         const T* src = qp + b * q_s0 + (h * G + g) * q_s1;
         for (int64_t d = 0; d < D; ++d) qf[g * D + d] = to_float(src[d]) * fscale;
       }
-      const T* kbase = kvp + h * S * D;
-      const T* vbase = kvp + (Hkv + h) * S * D;
+      const KT* kbase = kvp + h * S * RS;
+      const KT* vbase = kvp + (Hkv + h) * S * RS;
       float* res = pp + it * G * (D + 2);
 #ifdef __AVX512F__
       if (tiled && (D == 64 || D == 128)) {
-        if (D == 64) item_tiled<T, 4>(qf.data(), kbase, vbase, bt + b * nb, block_size, t0, t1, G, sc.data(), kf.data(), res);
-        else item_tiled<T, 8>(qf.data(), kbase, vbase, bt + b * nb, block_size, t0, t1, G, sc.data(), kf.data(), res);
+        if (D == 64) item_tiled<KT, 4>(qf.data(), kbase, vbase, bt + b * nb, block_size, t0, t1, G, sc.data(), kf.data(), res);
+        else item_tiled<KT, 8>(qf.data(), kbase, vbase, bt + b * nb, block_size, t0, t1, G, sc.data(), kf.data(), res);
         continue;
       }
-      if (D % 16 == 0 && D <= 256) {
-        item_avx512<T>(qf.data(), kbase, vbase, bt + b * nb, block_size, t0, t1, G, D, sc.data(), res);
-        continue;
+      if constexpr (std::is_same_v<KT, T>) {  // 8-bit rows take the tiled items or the plain loop below
+        if (D % 16 == 0 && D <= 256) {
+          item_avx512<T>(qf.data(), kbase, vbase, bt + b * nb, block_size, t0, t1, G, D, sc.data(), res);
+          continue;
+        }
       }
 #endif
       // Pass 1: scores of every token of the split, block by block in place.
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t slot = bt[b * nb + t / block_size] * block_size + t % block_size;
-        const float* k = row_as_float(kbase + slot * D, krow.data(), D);
+        const float* k = row_as_float(kbase + slot * RS, krow.data(), D);
         for (int64_t g = 0; g < G; ++g) {
           const float* qg = qf.data() + g * D;
           float acc = 0.f;
@@ -315,7 +350,7 @@ void decode_kernel(const at::Tensor& q, const at::Tensor& kv, const at::Tensor& 
       // Pass 2: probabilities times V rows.
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t slot = bt[b * nb + t / block_size] * block_size + t % block_size;
-        const float* v = row_as_float(vbase + slot * D, vrow.data(), D);
+        const float* v = row_as_float(vbase + slot * RS, vrow.data(), D);
         for (int64_t g = 0; g < G; ++g) {
           const float p = sc[g * SPLIT + (t - t0)];
           float* o = res + g * (D + 2) + 2;
@@ -350,14 +385,18 @@ void decode_kernel(const at::Tensor& q, const at::Tensor& kv, const at::Tensor& 
   });
 }
 
-// q: [nd, Hq, D] (rows and heads may be strided, dim contiguous); kv_cache: [2*Hkv, slots, D] contiguous;
+// q: [nd, Hq, D] (rows and heads may be strided, dim contiguous); kv_cache: [2*Hkv, slots, D] contiguous, of q's
+// dtype, or int8 [2*Hkv, slots, row_elems<int8_t>(D)] (8-bit rows);
 // block_table: [nd, nb] int64; lens: [nd] int64 context lengths (each >= 1). Returns [nd, Hq*D].
 at::Tensor paged_decode_attention(const at::Tensor& q, const at::Tensor& kv_cache, const at::Tensor& block_table,
                                   const at::Tensor& lens, int64_t block_size, double scale, bool tiled) {
   TORCH_CHECK(q.dim() == 3 && q.stride(2) == 1, "q must be [nd, Hq, D] with a contiguous last dim");
   TORCH_CHECK(kv_cache.dim() == 3 && kv_cache.is_contiguous(), "kv_cache must be a contiguous [2*Hkv, slots, D]");
-  TORCH_CHECK(q.scalar_type() == kv_cache.scalar_type(), "q and kv_cache dtypes differ");
-  TORCH_CHECK(q.size(2) == kv_cache.size(2) && q.size(1) % (kv_cache.size(0) / 2) == 0, "head shapes disagree");
+  const bool q8 = kv_cache.scalar_type() == at::kChar;
+  TORCH_CHECK(q8 || q.scalar_type() == kv_cache.scalar_type(), "q and kv_cache dtypes differ");
+  TORCH_CHECK(!q8 || q.size(2) % 32 == 0, "8-bit K/V rows need a head size that is a multiple of 32");
+  TORCH_CHECK((q8 ? row_elems<int8_t>(q.size(2)) : q.size(2)) == kv_cache.size(2) &&
+              q.size(1) % (kv_cache.size(0) / 2) == 0, "head shapes disagree");
   TORCH_CHECK(SPLIT % block_size == 0, "block_size must divide ", SPLIT);
   auto bt = block_table.contiguous();
   auto ln = lens.contiguous();
@@ -374,9 +413,11 @@ at::Tensor paged_decode_attention(const at::Tensor& q, const at::Tensor& kv_cach
   auto out = at::empty({q.size(0), q.size(1) * q.size(2)}, q.options());
   if (q.size(0) == 0) return out;
   if (q.scalar_type() == at::kFloat) {
-    decode_kernel<float>(q, kv_cache, bt, ln, block_size, scale, tiled, out);
+    if (q8) decode_kernel<float, int8_t>(q, kv_cache, bt, ln, block_size, scale, tiled, out);
+    else decode_kernel<float, float>(q, kv_cache, bt, ln, block_size, scale, tiled, out);
   } else if (q.scalar_type() == at::kBFloat16) {
-    decode_kernel<c10::BFloat16>(q, kv_cache, bt, ln, block_size, scale, tiled, out);
+    if (q8) decode_kernel<c10::BFloat16, int8_t>(q, kv_cache, bt, ln, block_size, scale, tiled, out);
+    else decode_kernel<c10::BFloat16, c10::BFloat16>(q, kv_cache, bt, ln, block_size, scale, tiled, out);
   } else {
     TORCH_CHECK(false, "paged_decode_attention supports float32 and bfloat16, not ", q.scalar_type());
   }
@@ -384,16 +425,20 @@ at::Tensor paged_decode_attention(const at::Tensor& q, const at::Tensor& kv_cach
 }
 
 // qkv: [T, (Hq + 2*Hkv) * D] contiguous rows of fused q, k, v heads; cos, sin: [T, 1, D]. Rotates the q and k
-// heads in place (rope.cpp) and copies each row's k and v heads into kv_cache[:, slot_mapping[t]]: the dozen
-// small PyTorch ops this replaces cost more than the arithmetic on a one-row decode step.
+// heads in place (rope.cpp) and copies each row's k and v heads into kv_cache[:, slot_mapping[t]] (as 8-bit rows
+// when the cache is int8): the dozen small PyTorch ops this replaces cost more than the arithmetic on a one-row
+// decode step.
 void rope_and_cache(at::Tensor& qkv, const at::Tensor& cos, const at::Tensor& sin, at::Tensor& kv_cache,
                     const at::Tensor& slot_mapping, int64_t num_heads, int64_t num_kv_heads) {
   TORCH_CHECK(qkv.dim() == 2 && qkv.is_contiguous() && kv_cache.is_contiguous() && kv_cache.dim() == 3,
               "qkv must be contiguous [T, width] and kv_cache contiguous [2*Hkv, slots, D]");
-  const int64_t T = qkv.size(0), D = kv_cache.size(2), S = kv_cache.size(1), row = qkv.size(1);
-  TORCH_CHECK(kv_cache.size(0) == 2 * num_kv_heads && row == (num_heads + 2 * num_kv_heads) * D && D % 2 == 0,
+  const bool q8 = kv_cache.scalar_type() == at::kChar;
+  const int64_t T = qkv.size(0), S = kv_cache.size(1), row = qkv.size(1), RS = kv_cache.size(2);
+  const int64_t D = row / (num_heads + 2 * num_kv_heads);
+  TORCH_CHECK(kv_cache.size(0) == 2 * num_kv_heads && row == (num_heads + 2 * num_kv_heads) * D && D % 2 == 0 &&
+              RS == (q8 ? row_elems<int8_t>(D) : D) && (!q8 || D % 32 == 0),
               "qkv width, head counts and kv_cache shape disagree");
-  TORCH_CHECK(qkv.scalar_type() == kv_cache.scalar_type() && cos.scalar_type() == qkv.scalar_type() &&
+  TORCH_CHECK((q8 || qkv.scalar_type() == kv_cache.scalar_type()) && cos.scalar_type() == qkv.scalar_type() &&
               sin.scalar_type() == qkv.scalar_type(), "qkv, cos, sin and kv_cache must share one dtype");
   auto c = cos.contiguous(), s = sin.contiguous();
   TORCH_CHECK(c.numel() == T * D && s.numel() == T * D, "cos and sin must be [T, 1, D]");
@@ -409,6 +454,17 @@ void rope_and_cache(at::Tensor& qkv, const at::Tensor& cos, const at::Tensor& si
                       reinterpret_cast<const uint16_t*>(s.data_ptr()), T, H, row, D);
   } else {
     TORCH_CHECK(false, "rope_and_cache supports float32 and bfloat16, not ", qkv.scalar_type());
+  }
+  if (q8) {
+    int8_t* dst = kv_cache.data_ptr<int8_t>();
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t h = 0; h < 2 * num_kv_heads; ++h) {
+        int8_t* d = dst + (h * S + sp[t]) * RS;
+        const int64_t off = t * row + (num_heads + h) * D;
+        if (qkv.scalar_type() == at::kFloat) harness_quantize_q8_f32(qkv.data_ptr<float>() + off, d, D);
+        else harness_quantize_q8_bf16(reinterpret_cast<const uint16_t*>(qkv.data_ptr()) + off, d, D);
+      }
+    return;
   }
   const char* src = static_cast<const char*>(qkv.data_ptr());
   char* dst = static_cast<char*>(kv_cache.data_ptr());

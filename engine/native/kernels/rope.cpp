@@ -3,6 +3,8 @@
 // Each product and the sum are rounded to the element type, as torch rounds each op's result. Built without
 // -ffast-math and with -ffp-contract=off (no fused multiply-add), so float32 results are bitwise torch's.
 // No torch headers: the wrapper in paged_decode.cpp passes raw pointers.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -61,7 +63,29 @@ void rope(typename E::T* x, const typename E::T* cos, const typename E::T* sin, 
   }
 }
 
+// One head row of D values -> D signed 8-bit codes, then one float32 scale per 32 values (amax / 127; code =
+// round-half-even(value / scale)): the row form of engine/native/kv_quant.py, which this matches bit for bit
+// (IEEE division and nearbyint here, as torch's `/` and round).
+template <typename E>
+void quantize_q8(const typename E::T* src, int8_t* dst, int64_t D) {
+  for (int64_t g = 0; g < D / 32; ++g) {
+    const typename E::T* s = src + 32 * g;
+    float amax = 0.f;
+    for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(E::load(s[i])));
+    const float scale = amax / 127.f;
+    for (int i = 0; i < 32; ++i) {
+      const float c = scale > 0.f ? std::nearbyint(E::load(s[i]) / scale) : 0.f;
+      dst[32 * g + i] = static_cast<int8_t>(std::min(127.f, std::max(-127.f, c)));
+    }
+    std::memcpy(dst + D + 4 * g, &scale, sizeof scale);
+  }
+}
+
 }  // namespace
+
+void harness_quantize_q8_f32(const float* src, int8_t* dst, int64_t D) { quantize_q8<F32>(src, dst, D); }
+
+void harness_quantize_q8_bf16(const uint16_t* src, int8_t* dst, int64_t D) { quantize_q8<BF16>(src, dst, D); }
 
 void harness_rope_f32(float* x, const float* cos, const float* sin, int64_t T, int64_t heads, int64_t row_stride,
                       int64_t D) {

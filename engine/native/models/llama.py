@@ -11,6 +11,7 @@ from torch import nn
 
 from engine.native import int4_weights, kernels, one_row_step, packed_weights
 from engine.native.attention import AttentionMetadata, KVCacheSpec, compiled_kernels_for, paged_attention
+from engine.native.kv_quant import quantize_rows
 from engine.native.config import ModelConfig
 
 # The model registry (engine/native/models/__init__.py): family name -> the other names it answers to.
@@ -87,7 +88,8 @@ class LlamaLayer(nn.Module):
             rot = torch.cat((-qk[..., half:], qk[..., :half]), dim=-1)
             qk = qk * cos + rot * sin
             q, k = qk[:, : c.num_heads], qk[:, c.num_heads:]
-            self.kv_cache.index_copy_(1, attn.slot_mapping, torch.cat((k, v), 1).transpose(0, 1))
+            kv = torch.cat((k, v), 1).transpose(0, 1)
+            self.kv_cache.index_copy_(1, attn.slot_mapping, quantize_rows(kv) if self.kv_cache.dtype == torch.int8 else kv)
         o = paged_attention(q, k, v, self.kv_cache, attn, self.window)
         x, h = self._norm(x, self._reduce(self._linear(o, "o_w")), self.post_norm)
         return x + self._mlp(h)
@@ -316,7 +318,7 @@ class LlamaModel(nn.Module):
         for layer, (kv, _) in zip(self.layers, caches):
             layer.kv_cache = kv
             layer.fused_rope = compiled_kernels_for(kv)
-            layer.fused_norm = layer.fused_rope and kv.dtype == torch.bfloat16
+            layer.fused_norm = layer.fused_rope and layer.in_norm.dtype == torch.bfloat16
 
     def _embed(self, input_ids: torch.Tensor) -> torch.Tensor:
         if self.tp is None:
