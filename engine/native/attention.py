@@ -1,13 +1,14 @@
 """Paged attention over a flat slot-indexed KV cache, and the metadata that describes one step."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 import torch.nn.functional as F
 
+from engine.base import EngineError
 from engine.native import kernels
-from engine.native.kv_quant import dequantize_rows
+from engine.native.kv_quant import check_head_dim, dequantize_rows, row_bytes
 
 
 @dataclass
@@ -34,6 +35,14 @@ class KVCacheSpec:
             for s in self.v_shape:
                 m *= s
         return self.num_layers * (n + m) * torch.empty((), dtype=dtype).element_size()
+
+    def int8_rows(self) -> "KVCacheSpec":
+        """This spec for a cache of 8-bit rows (kv_quant.py): each K/V head's D values become row_bytes(D) int8."""
+        if self.v_shape is not None or len(self.k_shape) != 2:
+            raise EngineError("kv_cache_dtype int8 applies to models that cache K and V heads (Llama, Qwen2, Qwen3, "
+                              "Mistral), not to this model's cache layout")
+        check_head_dim(self.k_shape[1])
+        return replace(self, k_shape=(self.k_shape[0], row_bytes(self.k_shape[1])))
 
 
 @dataclass

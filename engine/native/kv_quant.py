@@ -11,15 +11,9 @@ plain PyTorch paths (prefill over a cached prefix, decode without the compiled k
 """
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING
-
 import torch
 
 from engine.base import EngineError
-
-if TYPE_CHECKING:  # attention.py imports this module
-    from engine.native.attention import KVCacheSpec
 
 GROUP = 32  # values per scale
 SCALE_BYTES = 4  # float32
@@ -57,15 +51,6 @@ def dequantize_rows(rows: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     scale = rows[..., D:].contiguous().view(torch.float32)
     codes = rows[..., :D].reshape(*rows.shape[:-1], D // GROUP, GROUP).float()
     return (codes * scale[..., None]).reshape(*rows.shape[:-1], D).to(dtype)
-
-
-def quantized_spec(spec: KVCacheSpec) -> KVCacheSpec:
-    """The spec of a cache of 8-bit rows: each K/V head's D values become row_bytes(D) int8 elements."""
-    if spec.v_shape is not None or len(spec.k_shape) != 2:
-        raise EngineError("kv_cache_dtype int8 applies to models that cache K and V heads (Llama, Qwen2, Qwen3, "
-                          "Mistral), not to this model's cache layout")
-    check_head_dim(spec.k_shape[1])
-    return replace(spec, k_shape=(spec.k_shape[0], row_bytes(spec.k_shape[1])))
 
 
 def resolve_kv_dtype(kv_cache_dtype: str | None, model_dtype: torch.dtype) -> torch.dtype:

@@ -14,7 +14,7 @@ import torch
 from engine.base import EngineError
 from engine.native.dp_attention import DPAttentionRunner
 from engine.native.kv_cache import KVCache
-from engine.native.kv_quant import quantized_spec, resolve_kv_dtype
+from engine.native.kv_quant import resolve_kv_dtype
 from engine.native.model_registry import ResolvedModel
 from engine.native.model_runner import ModelRunner
 from engine.native.models import model_class
@@ -47,7 +47,7 @@ def build_shard(resolved: ResolvedModel, dtype: torch.dtype, device: torch.devic
     kv_config = model.config if group is not None else weights.config
     spec, kv_dtype = type(model).kv_cache_spec(kv_config), resolve_kv_dtype(kv_cache_dtype, dtype)
     if kv_dtype == torch.int8:
-        spec = quantized_spec(spec)
+        spec = spec.int8_rows()
     kv = KVCache(spec, kv_cache_bytes, block_size, kv_dtype, device)
     model.bind_kv_cache(kv.caches)
     return Shard(weights, model, kv)

@@ -8,8 +8,7 @@ import torch
 from engine.base import EngineError
 from engine.native import kernels
 from engine.native.attention import AttentionMetadata, KVCacheSpec, PrefillChunk, paged_attention
-from engine.native.kv_quant import (dequantize_rows, head_dim_of, quantize_rows, quantized_spec, resolve_kv_dtype,
-                                    row_bytes)
+from engine.native.kv_quant import dequantize_rows, head_dim_of, quantize_rows, resolve_kv_dtype, row_bytes
 from engine.native.llm_engine import LLMEngine
 
 needs_kernels = pytest.mark.skipif(not kernels.load(), reason="no C++ compiler to build the kernels")
@@ -31,12 +30,12 @@ def test_rows_hold_codes_and_a_scale_per_32_values_within_half_a_step():
 
 def test_only_k_and_v_head_caches_take_8_bit_rows():
     spec = KVCacheSpec(num_layers=4, k_shape=(6, 64), v_shape=None, slot_axis=1)
-    q = quantized_spec(spec)
+    q = spec.int8_rows()
     assert q.k_shape == (6, 72) and q.bytes_per_token(torch.int8) == 4 * 6 * 72
     with pytest.raises(EngineError, match="cache layout"):
-        quantized_spec(KVCacheSpec(num_layers=2, k_shape=(576,), v_shape=None))  # MLA's latent rows
+        KVCacheSpec(num_layers=2, k_shape=(576,), v_shape=None).int8_rows()  # MLA's latent rows
     with pytest.raises(EngineError, match="multiple of 32"):
-        quantized_spec(KVCacheSpec(num_layers=2, k_shape=(4, 80), v_shape=None, slot_axis=1))
+        KVCacheSpec(num_layers=2, k_shape=(4, 80), v_shape=None, slot_axis=1).int8_rows()
     with pytest.raises(EngineError, match="kv_cache_dtype must be one of"):
         resolve_kv_dtype("fp8", torch.bfloat16)
     assert resolve_kv_dtype("auto", torch.bfloat16) == torch.bfloat16 and resolve_kv_dtype("int8", torch.float32) == torch.int8
