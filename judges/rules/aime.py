@@ -14,7 +14,7 @@ from judges.rules.normalise import final_answer_text, fullwidth
 from judges.rules.numbers import MAX_ANSWER_CHARS, evaluate, integer_value, needs_sympy
 
 # Bump whenever a change can flip a verdict (grades of older runs then stay apart).
-PARSER_VERSION = "aime-v7"
+PARSER_VERSION = "aime-v8"
 TIME_LIMIT_S = 5.0  # per sample: reading the answer plus evaluating it; past it the sample is a judge_error
 _CHECK_EVERY = 64  # candidate answers examined between two looks at the clock
 
@@ -26,7 +26,7 @@ _PLACEHOLDERS = {"", "answer", "your answer", "final answer", "your final answer
 # at their position (a case-insensitive alternation scanned over 10k+ characters is slow). The lookahead
 # keeps "answer" in running prose from costing a precise check each.
 _CANDIDATE_RE = re.compile(r"answer(?=[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]|\s+(?:to\s+(?:the|this)\s+question\s+)?is\b"
-                           r"|[ \t*_]*(?:\n|$))|答案")
+                           r"|[ \t*_]*(?:\n|$))|答案|[оО]твет(?=[ \t]*(?:\*\*|__)?[ \t]*[:：])")
 _AT_ANSWER_RE = re.compile(
     r"answer[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]"       # Answer: / **Final Answer:** / answer is:
     r"|answer\s+(?:to\s+(?:the|this)\s+question\s+)?is\b(?:\s*:)?",  # "the answer (to the question) is", lead words checked below
@@ -38,6 +38,7 @@ _HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*final[ \t]+", re.IGNORECASE)
 _HEADING_PREFIX_MAX = 40  # "### **Final ": a longer run before "answer" is not a heading
 _HEADING_RE = re.compile(r"answer[ \t*_]*$", re.IGNORECASE | re.MULTILINE)  # a "**Final Answer**" heading
 _AT_ZH_RE = re.compile(r"答案\s*(?:是|为)?\s*[:：]?")                      # 答案：25 / 最终答案是 25
+_AT_RU_RE = re.compile(r"[оО]твет[ \t]*(?:\*\*|__)?[ \t]*[:：]")               # Ответ: 40 (Russian "Answer:")
 _LEAD_RE = re.compile(r"[\s*_:>#]*")
 _BOXED_AHEAD_RE = re.compile(r"(?:\$\$?|\\\[|\\\()?\s*\\(?:boxed|fbox)(?![A-Za-z])")
 # Where an answer given in prose ends: a sentence stop, a clause, a closing dollar.
@@ -65,7 +66,9 @@ _MATH_START_RE = re.compile(r"[-+−(\[{\\\d.]|[A-Za-z]\s*[-+=*/^_<>\\]")
 # Prose may name what it counts after the number ("the answer is 12 triangles."): one word, never one
 # that changes the value or hedges it ("12 squared", "7 or more" are no integer).
 _PROSE_NOUN_RE = re.compile(r"\$?([-+]?\d+)((?:\s+[A-Za-z][A-Za-z'-]+){1,5})")  # "480 in monthly earnings"
-_COUNT_CLAUSE_RE = re.compile(r"\$?(\d+)[ \t]+([A-Za-z][A-Za-z'-]+)[ \t]+(?:have|has|are|is|were|was|can|will|lie|fit)\b")
+# "20% of the cars are semi-automatic": a percentage stated with what it is a share of, as an answer to "what percent".
+_COUNT_CLAUSE_RE = re.compile(r"\$?(\d+)(?:%[ \t]+of[ \t]+the)?[ \t]+([A-Za-z][A-Za-z'-]+)[ \t]+"
+                              r"(?:have|has|are|is|were|was|can|will|lie|fit)\b")
 _ALTERNATIVE_RE = re.compile(r"\b(?:or|and)[ \t]+\$?\d")
 _VALUE_WORDS = {"more", "less", "fewer", "than", "not", "and", "times", "plus", "minus", "over", "squared", "cubed",
                 "factorial", "mod", "modulo", "divided", "choose", "dozen", "hundred", "thousand", "million", "billion",
@@ -114,10 +117,20 @@ def _phrase_answer(text: str, end: int) -> str | None:
             named = _WHICH_IS_RE.search(line, 0, stop.start() if stop else len(line))
             return named.group("v") if named else None  # checked before the (slower) search for where the span ends
         stop = _SPAN_END_RE.search(line)
-        span = line[:stop.start()] if stop else line
+        span = _within_braces(line[:stop.start()] if stop else line)
     span = span.strip().strip("*_").strip()
     if not span or not _DIGIT_RE.search(span) or not _MATH_START_RE.match(span):
         return None
+    return span
+
+
+def _within_braces(span: str) -> str:
+    """The span up to a "}" that closes a brace opened before it: "\\text{Answer: 500}" gives "500"."""
+    depth = 0
+    for i, c in enumerate(span):
+        depth += (c == "{") - (c == "}")
+        if depth < 0:
+            return span[:i]
     return span
 
 
@@ -125,6 +138,9 @@ def _anchor_end(text: str, low: str, p: int) -> int | None:
     """Where the answer after the anchor at trigger position p begins, or None if p is no anchor."""
     if low.startswith("答案", p):
         return _AT_ZH_RE.match(text, p).end()
+    if low.startswith(("ответ", "Ответ"), p):
+        ru = _AT_RU_RE.match(text, p)
+        return ru.end() if ru and not (p > 0 and low[p - 1].isalpha()) else None
     if p > 0 and (low[p - 1].isascii() and low[p - 1].isalnum() or low[p - 1] == "_"):
         return None  # inside a longer word
     m = _AT_ANSWER_RE.match(text, p)

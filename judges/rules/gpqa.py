@@ -25,7 +25,7 @@ from judges.rules.unanswered import asks_for_the_question
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_equal, options_named,
                                       quotes_own_option)
 
-PARSER_VERSION = "gpqa-v7"
+PARSER_VERSION = "gpqa-v8"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
@@ -498,6 +498,10 @@ def _occurrences(low: str, word: str, limit: int | None = None) -> list[tuple[in
 
 # What may follow a box that closes a response: math closers, markup and a full stop.
 _CLOSING_TAIL_RE = re.compile(r"[\s$.\\\])*_]*")
+# "Answer: None of the above (none of the options match 100 m/s)": a statement that the answer is no option; the
+# option text it goes on to quote is the value it found, not its choice (simple-evals runs, tests/judges/real).
+_NO_OPTION_RE = re.compile(r"[\s*_\"“'‘]*none\b(?:[ \t]+of[ \t]+(?:the[ \t]+)?(?:above|these|options|choices|answers|given))?",
+                           re.IGNORECASE)
 # A sentence that runs into the value after it ("... is", "... equals", "... =", "... the diagonal:"); one that
 # ended before the box ("Then n is found.") does not give the box as its value.
 _STATES_VALUE_RE = re.compile(r"(?:\b(?:is|are|be|was|equals?|gives?)|[=:])$", _I)
@@ -545,6 +549,9 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
         lead = sentence_before(text, boxed.get(start, start))
         committed = commits(lead)
         closes = not committed and start == closing and _states_value(text, boxed[start]) and not negated(lead)
+        if segment and committed and start not in bodies and _NO_OPTION_RE.match(segment) and \
+                not any(_NO_OPTION_RE.match(o) for o in options):
+            return None  # the latest statement says no option is right (unless an option itself says "none")
         if segment and (committed or closes):
             # A box is its whole value ("\\boxed{15\\sqrt{3}}" is not the option "15"); a committed statement
             # may also quote an option inside its line.

@@ -5,7 +5,9 @@ import re
 from collections.abc import Iterable
 
 # "answer" in the languages models answer in; every anchor, statement and commitment rule uses this list.
-ANSWER_WORDS = ("answer", "réponse", "reponse", "antwort", "respuesta", "risposta", "resposta")
+# Cyrillic is searched as written (lower_same_length lower-cases ASCII only), so Russian "Ответ:" is listed in the
+# two cases it opens a line or a sentence with.
+ANSWER_WORDS = ("answer", "réponse", "reponse", "antwort", "respuesta", "risposta", "resposta", "ответ", "Ответ")
 # CJK answer markers and the choice marker "选" (which counts only after a word that makes it a choice).
 CJK_ANSWER_WORDS = ("答案", "答え", "正解", "回答")
 CHOICE_WORDS = ("option", "choice")

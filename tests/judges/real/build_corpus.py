@@ -3,7 +3,7 @@
     python -m tests.judges.real.build_corpus --mmlu-pro <git dir> --zeroeval <git dir> --gsm8k <git dir> \
         --traces <git dir> --mathvista <git dir> --qwen3-mmlu-pro <git dir> \
         --minimax-mmlu-pro <git dir> --gpt-oss-mmlu-pro <git dir> --r1-mmlu-pro <git dir> --mmmu <git dir> \
-        --bbh <git dir> --math-v <git dir> --llama31-mmlu-pro <git dir> [--queue FILE]
+        --bbh <git dir> --math-v <git dir> --llama31-mmlu-pro <git dir> --simple-evals-ru <git dir> [--queue FILE]
 
 Labels come from two places, never from judges.rules: an unambiguous response (one answer statement,
 agreeing with the source's own extraction) is labelled by the plain rules below; every other sampled
@@ -28,7 +28,7 @@ from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_p
                                       mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
                                       mmmu_pro_candidates, qwen3_mmlu_pro_candidates,
                                       r1_distill_mmlu_pro_candidates, reasoning_trace_candidates,
-                                      zeroeval_candidates)
+                                      simple_evals_ru_candidates, zeroeval_candidates)
 
 HERE = Path(__file__).parent
 HAND_LABELS = HERE / "hand_labels.jsonl"
@@ -41,23 +41,27 @@ PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm
                    "mathvista-mc": 28, "mathvista-int": 14, "qwen3-mmlupro": 36,
                    "minimax-mmlupro": 12, "gptoss-mmlupro": 8, "r1-mmlupro": 10,
                    "mmmupro-cot": 80, "mmmupro-direct": 25, "bbh-mc": 6, "bbh-int": 12,
-                   "mathv-mc": 14, "mathv-int": 10, "llama31-mmlupro": 10}
+                   "mathv-mc": 14, "mathv-int": 10, "llama31-mmlupro": 10,
+                   "sevru-mmlupro": 18, "sevru-mgsm": 7}
 HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100,
                   "mathvista-mc": 9, "mathvista-int": 4, "qwen3-mmlupro": 5,
                   "minimax-mmlupro": 3, "gptoss-mmlupro": 3, "r1-mmlupro": 3,
                   "mmmupro-cot": 15, "mmmupro-direct": 5, "bbh-mc": 3, "bbh-int": 5,
-                  "mathv-mc": 5, "mathv-int": 4, "llama31-mmlupro": 4}
+                  "mathv-mc": 5, "mathv-int": 4, "llama31-mmlupro": 4,
+                  "sevru-mmlupro": 2, "sevru-mgsm": 1}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
                       "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
                       "mmmupro-cot": 0, "mmmupro-direct": 0, "bbh-mc": 0, "bbh-int": 0,
-                      "mathv-mc": 0, "mathv-int": 0, "llama31-mmlupro": 0}
+                      "mathv-mc": 0, "mathv-int": 0, "llama31-mmlupro": 0,
+                      "sevru-mmlupro": 0, "sevru-mgsm": 0}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
 FIFTH_BATCH = ("mmmupro-cot", "mmmupro-direct", "bbh-mc", "bbh-int", "mathv-mc", "mathv-int", "llama31-mmlupro")
+SIXTH_BATCH = ("sevru-mmlupro", "sevru-mgsm")
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
-                   "r1-mmlupro", *FIFTH_BATCH)
+                   "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH)
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -92,6 +96,10 @@ _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
 # response ("the answer is (A) and (B)." or "(A) or (D)." is not one answer).
 _CLOSING_LETTER_ANSWER = re.compile(r"answer is \(([A-Z])\)\.?\s*$")
 _CLOSING_INT_ANSWER = re.compile(r"answer is (-?\d+)\.?\s*$")
+# simple-evals' MGSM prompt: a line "Answer: 42" (bold, "$" and thousands commas allowed); any other "Answer:" line
+# (words, a unit, a fraction) makes the response one for a person.
+_ANSWER_LINE_ANY = re.compile(r"^\W*Answer\W*:(.*)$", re.MULTILINE | re.IGNORECASE)
+_PLAIN_INT_LINE = re.compile(r"\**\s*\$?\s*(-?\d{1,3}(?:,\d{3})+|-?\d+)(?:\.0+)?\s*\**\.?\s*")
 
 
 def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
@@ -109,6 +117,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return _bbh_plain(c)
     if c.id.startswith("mathv-"):
         return _math_v_plain(c)
+    if c.id.startswith("sevru-"):
+        return _simple_evals_plain(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -221,6 +231,26 @@ def _math_v_plain(c: Candidate) -> tuple[str, Any, str | None]:
     return "hard", None, None
 
 
+def _simple_evals_plain(c: Candidate) -> tuple[str, Any, str | None]:
+    """simple-evals prompts (kuk/simple-evals-ru): multiple choice is plain when every "Answer: X" line and "answer is
+    (X)" names one letter, equal to the source's extraction (`pred`); an integer when every "Answer:" line holds only
+    one integer, equal to the extraction. Anything else is read by a person."""
+    if c.shape == "gpqa":
+        said = {m.group(1) for m in _ANSWER_LINE.finditer(c.response)}
+        said |= {m.group(1) for m in _ANSWER_IS.finditer(c.response)}
+        if len(said) == 1 and c.hint in said and c.hint in (c.letters or []):
+            return "plain", c.hint, None
+        return "hard", None, None
+    lines = [m.group(1) for m in _ANSWER_LINE_ANY.finditer(c.response)]
+    values = [_PLAIN_INT_LINE.fullmatch(v) for v in lines]
+    if lines and all(values):
+        ints = {int(v.group(1).replace(",", "")) for v in values}
+        hint = str(c.hint or "").replace(",", "").strip()
+        if len(ints) == 1 and _INTEGER.fullmatch(hint) and int(float(hint)) in ints:
+            return "plain", ints.pop(), None
+    return "hard", None, None
+
+
 def _unwrap(boxed: str) -> str:
     """A box's content without LaTeX text wrappers and brackets: "\\text{(B)}" -> "B"."""
     inner = re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", boxed).strip()
@@ -319,6 +349,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--bbh", type=Path, required=True, help="git dir of suzgunmirac/BIG-Bench-Hard")
     ap.add_argument("--math-v", type=Path, required=True, help="git dir of mathllm/MATH-V")
     ap.add_argument("--llama31-mmlu-pro", type=Path, required=True, help="git dir of Jack-Lingjie/MMLU-Pro")
+    ap.add_argument("--simple-evals-ru", type=Path, required=True, help="git dir of kuk/simple-evals-ru")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
@@ -328,7 +359,8 @@ def main(argv: list[str] | None = None) -> None:
                   *gpt_oss_mmlu_pro_candidates(args.gpt_oss_mmlu_pro),
                   *r1_distill_mmlu_pro_candidates(args.r1_mmlu_pro), *mmmu_pro_candidates(args.mmmu),
                   *bbh_candidates(args.bbh), *math_v_candidates(args.math_v),
-                  *llama31_mmlu_pro_candidates(args.llama31_mmlu_pro)]
+                  *llama31_mmlu_pro_candidates(args.llama31_mmlu_pro),
+                  *simple_evals_ru_candidates(args.simple_evals_ru)]
     chosen = select(candidates)
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
@@ -341,7 +373,7 @@ def main(argv: list[str] | None = None) -> None:
             skipped += 1  # read by hand and found outside the shape (e.g. a non-integer answer)
         elif c.id in hand:
             kept.append((c, hand[c.id]["label"], hand[c.id].get("why"), "read by hand", batch))
-        elif status == "plain" and c.id.startswith(FIFTH_BATCH) and _TWO_LETTER_STATEMENT.search(c.response):
+        elif status == "plain" and c.id.startswith((*FIFTH_BATCH, *SIXTH_BATCH)) and _TWO_LETTER_STATEMENT.search(c.response):
             queue.append(c)
         elif status == "plain":
             kept.append((c, label, why, "plain rules, agreeing with the source", batch))

@@ -520,3 +520,52 @@ def llama31_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
     return mmlu_pro_fork_candidates(
         repo, LLAMA31_MMLU_REPO, "llama31-mmlupro", LLAMA31_MMLU_FILES,
         '5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt) in one chat turn')
+
+
+# --- kuk/simple-evals-ru: data/results/{mmlu,mgsm}/<run>.jsonl (MIT) ---
+# Chat models (Qwen2.5, DeepSeek-V3, Llama-3.x and Russian models: GigaChat, YandexGPT, T-lite/T-pro, Saiga,
+# Vikhr, RuAdapt, Cotype) on the English benchmarks with simple-evals' zero-shot prompts: MMLU-Pro (200 questions
+# per run) ending "Answer: $LETTER", MGSM's English part ending "Answer:" and the integer. One file per run; a
+# model run twice (another provider or version) has two files, each its own stratum. Option texts come from the
+# repository's own copy of the questions (data/benches/mmlu.jsonl, MMLU-Pro, MIT).
+SIMPLE_EVALS_RU_REPO = "kuk/simple-evals-ru"
+SIMPLE_EVALS_RU_FAMILIES = (("llama", "Llama"), ("qwen", "Qwen"), ("deepseek", "DeepSeek"),
+                            ("gemini", "Gemini"), ("gigachat", "GigaChat"), ("yandexgpt", "YandexGPT"),
+                            ("t_lite", "T-Tech (Qwen2.5-based)"), ("t_pro", "T-Tech (Qwen2.5-based)"),
+                            ("saiga", "Saiga"), ("vikhr", "Vikhr"), ("ruadapt", "RuAdapt (Qwen2.5-based)"),
+                            ("cotype", "Cotype"))
+SIMPLE_EVALS_RU_ASKED = {
+    "mmlu": "zero-shot; \"The last line of your response should be of the following format: 'Answer: $LETTER' "
+            "... Think step by step before answering.\" (simple-evals)",
+    "mgsm": 'zero-shot; "Give the reasoning steps before giving the final answer on the last line by itself in '
+            'the format of \\"Answer:\\". Do not add anything other than the integer answer" (simple-evals MGSM)',
+}
+
+
+def _simple_evals_ru_family(run: str) -> str:
+    return next((fam for key, fam in SIMPLE_EVALS_RU_FAMILIES if key in run), "other")
+
+
+def simple_evals_ru_candidates(repo: Path) -> Iterator[Candidate]:
+    commit = head_commit(repo)
+    options = {}
+    for line in _git(repo, "show", "HEAD:data/benches/mmlu.jsonl").decode("utf-8").splitlines():
+        row = json.loads(line)
+        options[row["id"]] = row["options"]
+    for bench, prefix in (("mmlu", "sevru-mmlupro"), ("mgsm", "sevru-mgsm")):
+        for path in sorted(_blob_paths(repo, f"data/results/{bench}/")):
+            run = Path(path).stem  # "15_qwen_2_5_72b": the file's number tells two runs of a model apart
+            for i, line in enumerate(_git(repo, "show", f"HEAD:{path}").decode("utf-8").splitlines()):
+                row = json.loads(line)
+                text, dropped = capped(str(row.get("answer") or ""))
+                common = dict(response=text, model=run, family=_simple_evals_ru_family(run), reasoning_model=False,
+                              source={"repo": SIMPLE_EVALS_RU_REPO, "path": path, "commit": commit, "index": i,
+                                      "license": "MIT" + ("; MMLU-Pro data MIT" if bench == "mmlu" else "")},
+                              hint=row.get("pred"), asked_format=SIMPLE_EVALS_RU_ASKED[bench],
+                              extra={"dropped_chars": dropped})
+                if bench == "mgsm":
+                    yield Candidate(id=f"{prefix}:{run}:{row['id']}", shape="aime", **common)
+                    continue
+                opts = options[row["id"]]
+                yield Candidate(id=f"{prefix}:{run}:{row['id']}", shape="gpqa", letters=sorted(opts),
+                                choices=[str(opts[k]) for k in sorted(opts)], **common)
