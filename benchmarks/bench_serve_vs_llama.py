@@ -39,6 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.cli import add_numbers  # noqa: E402
+from engine.native.kv_quant import row_bytes  # noqa: E402
 from engine.native.model_registry import DEFAULT_MODEL  # noqa: E402
 from sweep.provenance import cpu_name  # noqa: E402
 
@@ -73,7 +74,7 @@ def gguf_facts(path: Path) -> dict[str, int]:
         return int(f.parts[f.data[0]][0])
     heads, kv_heads, layers = num("attention.head_count"), num("attention.head_count_kv"), num("block_count")
     head_dim = num("embedding_length") // heads
-    return {"vocab": len(r.fields["tokenizer.ggml.tokens"].data), "layers": layers,
+    return {"vocab": len(r.fields["tokenizer.ggml.tokens"].data), "layers": layers, "head_dim": head_dim,
             "kv_bytes_per_token": layers * 2 * kv_heads * head_dim * KV_DTYPE_BYTES}
 
 
@@ -143,11 +144,18 @@ def start(kind: str, a, level: int, facts: dict[str, int]) -> Server:
         cmd = [str(a.llama_bin / "llama-server"), "-m", str(a.gguf), "--host", "127.0.0.1", "--port", str(port),
                "-t", str(a.threads), "-tb", str(a.threads), "-np", str(level), "-cb", "-c", str(level * ctx_per_slot),
                "--no-webui"]
+        if a.kv_cache == "q8":  # llama.cpp's 8-bit K/V blocks (Q8_0); a quantised V cache needs flash attention
+            cmd += ["-ctk", "q8_0", "-ctv", "q8_0", "-fa", "on"]
         env = {**os.environ, "LD_LIBRARY_PATH": f"{a.llama_bin}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
         return Server(kind, cmd, port, env)
-    gib = level * ctx_per_slot * facts["kv_bytes_per_token"] / 2 ** 30  # the same KV memory as llama-server's
+    per_token = facts["kv_bytes_per_token"]
+    if a.kv_cache == "q8":  # 8-bit rows: head_dim codes + head_dim/32 float32 scales instead of 2 bytes a value
+        per_token = per_token * row_bytes(facts["head_dim"]) // (2 * facts["head_dim"])
+    gib = level * ctx_per_slot * per_token / 2 ** 30  # room for as many tokens as llama-server's -c
     cmd = [sys.executable, "-m", "harness", "serve", "--model", a.model, "--port", str(port), "--threads",
            str(a.threads), "--max-num-seqs", str(level), "--kv-cache-gib", f"{gib * 1.05:.3f}", "--log-level", "warning"]
+    if a.kv_cache == "q8":
+        cmd += ["--kv-cache-dtype", "int8"]
     return Server(kind, cmd, port)
 
 
@@ -293,6 +301,9 @@ def main() -> int:
     p.add_argument("--single-tokens", type=int, default=128, help="single stream: new tokens")
     p.add_argument("--single-reps", type=int, default=5)
     p.add_argument("--servers", default="harness,llama", help="which servers to run (default: %(default)s)")
+    p.add_argument("--kv-cache", choices=("f16", "q8"), default="f16",
+                   help="K/V precision on both sides: 16-bit (default), or 8-bit (llama-server -ctk/-ctv q8_0 with "
+                        "flash attention; harness serve --kv-cache-dtype int8)")
     p.add_argument("--skip-single", action="store_true")
     p.add_argument("--skip-serve", action="store_true")
     p.add_argument("--seed", type=int, default=0)
@@ -311,7 +322,8 @@ def main() -> int:
         print(f"no llama-server in {a.llama_bin}: run `bash benchmarks/build_llama_server.sh` or pass --llama-bin")
         return 2
     facts = gguf_facts(a.gguf)
-    print(f"CPU: {cpu_name()} ({os.cpu_count()} cores); {a.gguf.name}; threads {a.threads}; load avg {load()}",
+    print(f"CPU: {cpu_name()} ({os.cpu_count()} cores); {a.gguf.name}; threads {a.threads}; K/V {a.kv_cache}; "
+          f"load avg {load()}",
           flush=True)
     single = None if a.skip_single else single_stream(a, facts)
     if single:
