@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from judges.rules.extract import ends_unfinished
 from judges.rules.gpqa_leadins import commits, negated, sentence_before
 from judges.rules.gpqa_options import option_starting, tokens
 
@@ -111,8 +112,8 @@ def opening_predicate(text: str, letters: Sequence[str], options: Sequence[str])
     development that contributed most ... is the Atlantic slave trade. The image depicts ..." (Qwen-VL on MMMU,
     tests/judges/real). Read only when no other option's text appears anywhere in the reply."""
     body = text.strip()
-    if len(body) > OPENING_REPLY_CHARS:
-        return None
+    if len(body) > OPENING_REPLY_CHARS or ends_unfinished(body):
+        return None  # a reply cut off mid-derivation may open by restating what the question gives
     stop = _FIRST_STOP_RE.search(body)
     if stop is None:
         return None  # one sentence: closing_predicate's case

@@ -69,3 +69,9 @@ def test_a_reply_that_only_lists_options_chooses_none(response):
 
 def test_a_reply_of_one_label_and_its_text_still_reads():
     assert read_letter("(C) augmented", FOUR, ["minor", "12 cm", "augmented", "perfect"]).letter == "C"
+
+
+def test_an_opening_predicate_does_not_count_in_a_reply_cut_off_mid_derivation():
+    response = ("The speed of the scale model is 1.4 m/s. Scaling by the square root of the length ratio, the "
+                "prototype speed is 1.4 m/s * sqrt(300 / 3) = 1.4 * 10 = 14 m/s, and in knots that is 14 * 1.944 =")
+    assert read_letter(response, ("A", "B", "C"), ["14 m/s", "1.4 m/s", "20 m/s"]).letter != "B"
