@@ -17,7 +17,7 @@ from judges.rules.normalise import fullwidth, unicode_spaces
 from judges.rules.vocabulary import (ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART,
                                     alternation)
 from judges.rules.gpqa_plain import (closing_bracket, closing_predicate, label_after_copula, label_with_own_text,
-                                    yes_no_opening)
+                                    opening_predicate, yes_no_opening)
 from judges.rules.answer_hedges import hedge_around
 from judges.rules.outside_label import label_outside_choices
 from judges.rules.thinking import closed_thinking, unsettled
@@ -25,7 +25,7 @@ from judges.rules.unanswered import asks_for_the_question
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_equal, options_named,
                                       quotes_own_option)
 
-PARSER_VERSION = "gpqa-v8"
+PARSER_VERSION = "gpqa-v9"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
@@ -54,6 +54,11 @@ _AT_ANSWER = (
     # the answer is (C) / the correct answer is likely D / la bonne réponse est donc C
     re.compile(rf"{_ANS}{_BETWEEN}[ \t]+{_COPULA}\b(?:[ \t]*:)?{_AFTER_COPULA}{_WRAP}{_LETTER}", _I),
 )
+# "The answer (D) is the closest.", "The answer (B) is 102,000 Pa.": the letter bracketed between the answer word and
+# its verb (Qwen-VL on MMMU, tests/judges/real); "is not", "is incorrect" judge an option instead of choosing it.
+_AT_ANSWER_LABELLED = re.compile(
+    rf"{_ANS}[ \t]+\((?P<letter>(?-i:[A-Z]))\)[ \t]+(?:is|would\s+be)\b"
+    r"(?![ \t]+(?:not|incorrect|wrong|false|ruled|eliminated|unlikely)\b)", _I)
 # 答案：C / 正确答案是 (C) / 答え：D
 _AT_ZH = re.compile(rf"{alternation(CJK_ANSWER_WORDS)}(?:\s*(?:是|为|應該是|应该是|は))?(?:\s*[:：])?{_WRAP}{_LETTER}", _I)
 # 故选C / 应选 B / 正确选项是 C: "选" only counts after a word that makes it the model's choice.
@@ -291,6 +296,8 @@ def _anchored(text: str, low: str, deadline: Deadline):
                 after = ""  # "Answer:" followed by no letter ("Answer:\nAnswer:"): neither form can match
             patterns = (_AT_ANSWER[0],) * (after in _COLONS_AND_DASHES or after == "?") + \
                 (_AT_ANSWER[1],) * copulas.near(p)
+        if is_answer and after == "(":
+            patterns = (*patterns, _AT_ANSWER_LABELLED)
         for pat in patterns:
             m = pat.match(text, p)
             if m:
@@ -570,7 +577,8 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
 # Plain-word answers, tried in this order when nothing else names an option (judges/rules/gpqa_plain.py).
 _PLAIN_RULES = ((yes_no_opening, "yes/no"), (label_with_own_text, "label with its text"),
                 (label_after_copula, "label after a copula"),
-                (closing_predicate, "closing predicate"), (closing_bracket, "closing bracket"))
+                (closing_predicate, "closing predicate"), (closing_bracket, "closing bracket"),
+                (opening_predicate, "opening predicate"))
 
 
 def _normalise(text: str) -> str:
@@ -691,10 +699,15 @@ def _several_questions(text: str, answered: list[tuple[int, str]]) -> str | None
     return None
 
 
+_BRACKETED_LABEL_RE = re.compile(r"\((?P<letter>[A-Z])\)")
+
+
 def _bare_tail_fits(whole: re.Match, letters: tuple[str, ...], options: list[str] | None) -> bool:
     """Whether the text after a response's opening letter may be its answer: "(A) We need to find the moles ..."
     running on until cut off is a paragraph that opens with a label, and the model never got to its answer."""
     tail = whole.string[whole.end("letter"):].lstrip(" \t*_.)]:$")
+    if any(m.group("letter") in letters for m in _BRACKETED_LABEL_RE.finditer(tail)):
+        return False  # "(A) perfect (C) diminished (D) augmented": the options listed, none chosen
     if len(tail) <= LABEL_TAIL_CHARS or not ends_unfinished(tail):
         return True
     letter = whole.group("letter").upper()

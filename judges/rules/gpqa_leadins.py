@@ -467,6 +467,10 @@ def _closes_response(text: str, text_end: int, m: re.Match, before: str) -> bool
 _BOLD_LINE_RE = re.compile(r"^[ \t]*(?:\*\*|__)", re.MULTILINE)  # where a line whose stripped text opens "**" starts
 
 
+# Another option's bracketed label later on a label line.
+_OTHER_LABEL_IN_LINE_RE = re.compile(r"\((?P<letter>[A-Z])\)")
+
+
 def label_lines(text: str, valid: set[str], labels: LabelLines,
                 deadline: Deadline | None = None) -> Iterator[Candidate]:
     """A label line standing alone: the response's first line, or a whole bold line, that opens no list."""
@@ -488,5 +492,9 @@ def label_lines(text: str, valid: set[str], labels: LabelLines,
         bold_whole = line.startswith(("**", "__")) and line.endswith(("**", "__"))
         if start == first and not bold_whole and len(line) > LABEL_TAIL_CHARS and ends_unfinished(text):
             continue  # "(A) We first find ..." cut off mid-way: a paragraph that opens with a label, no answer
+        if _OTHER_LABEL_IN_LINE_RE.search(line, 1) and any(
+                m.group("letter") in valid and m.group("letter") != letter
+                for m in _OTHER_LABEL_IN_LINE_RE.finditer(line, 1)):
+            continue  # "(A) perfect (C) diminished (D) augmented": options listed on one line, none chosen
         if (start == first or bold_whole) and not labels.in_list(start, letter):
             yield text.find(letter, start), line_end, letter, "label line"

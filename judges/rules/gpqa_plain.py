@@ -9,11 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from judges.rules.extract import ends_unfinished
 from judges.rules.gpqa_leadins import commits, negated, sentence_before
 from judges.rules.gpqa_options import option_starting, tokens
 
-# A reply that opens with "Yes" or "No" as a word of its own ("No, ...", "Yes.", "**No**").
-_YES_NO_OPENING_RE = re.compile(r"[\s*_]*(?P<word>yes|no)[*_]*(?:[,.!;:]|\s*$)", re.IGNORECASE)
+# A reply that opens with "Yes"/"No" or "True"/"False" as a word of its own ("No, ...", "False.", "**Yes**").
+_YES_NO_OPENING_RE = re.compile(r"[\s*_]*(?P<word>yes|no|true|false)[*_]*(?:[,.!;:]|\s*$)", re.IGNORECASE)
+# The two-option pairs such an opening word picks from.
+_WORD_PAIRS = (("no", "yes"), ("false", "true"))
 # The predicate of a closing statement: what follows its last "is", "is equal to", "equals", "=".
 _COPULA_RE = re.compile(r"(?:\b(?:is(?:\s+(?:also|then|therefore|thus))?(?:\s+equal\s+to)?|equals"
                         r"|(?:will|would)(?:\s+(?:most\s+)?likely)?(?:\s+be)?)\s|=|为|是)\s*",
@@ -21,12 +24,17 @@ _COPULA_RE = re.compile(r"(?:\b(?:is(?:\s+(?:also|then|therefore|thus))?(?:\s+eq
 _EXPLAINS_RE = re.compile(r"[ \t*_]*(?:this|that|it)[ \t]+is[ \t]+(?:because|since|due|why)\b", re.IGNORECASE)
 _REASON_CLAUSE_RE = re.compile(r",[ \t]+(?:as|because|since|which|due|leading|given)\b", re.IGNORECASE)
 _THAT_RE = re.compile(r"that\s+", re.IGNORECASE)
+# "... is approximately 1.57": a value stated as approximate is still that option's value.
+_APPROXIMATELY_RE = re.compile(r"(?:approximately|about|around|roughly|nearly)\s+", re.IGNORECASE)
 _MAX_COPULAS = 3
 _MAX_REASON_CHARS = 400  # a closing sentence that gives a reason may follow the statement
 _ARTICLE_RE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
 # "(D) snake" inside a sentence: a bracketed label with text after it, not the first thing on its line; the
 # label may be bold ("Therefore, ∠AOE = **(B)** 110°.").
 _PAREN_LABEL_RE = re.compile(r"(?<=[^\s(])[ \t]+(?:\*\*|__)?\((?P<letter>[A-Z])\)(?:\*\*|__)?[ \t]+(?=\S)")
+# The end of a reply's first sentence: a stop before white space, or a line break.
+_FIRST_STOP_RE = re.compile(r"[.!?](?=\s)|\n")
+OPENING_REPLY_CHARS = 800  # an opening statement is read in short replies only, where the rest explains it
 _SENTENCE_END_RE = re.compile(r"[ \t*_]*(?:[.!;]|\n|$)")
 _MAX_PREDICATE_CHARS = 80
 _NUMERIC_RE = re.compile(r"-?\d+(?:\.\d+)?")
@@ -44,14 +52,20 @@ _MAX_OPTION_CHARS = 300  # how much text after a label is compared with its opti
 
 
 def yes_no_opening(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """The option a reply opening with "Yes"/"No" gives, when the options are exactly yes and no."""
+    """The option a reply opening with "Yes"/"No" ("True"/"False") gives, when the options are exactly that pair
+    (a true-or-false statement answered "False. The statement is false because ...")."""
     if len(options) != 2 or len(text) > SHORT_REPLY_CHARS:
         return None
     m = _YES_NO_OPENING_RE.match(text)
     if m is None:
         return None
-    words = [" ".join(tokens(o)) for o in options]
-    return letters[words.index(m.group("word").lower())] if sorted(words) == ["no", "yes"] else None
+    words = [" ".join(_strip_stop(tokens(o))) for o in options]
+    word = m.group("word").lower()
+    return letters[words.index(word)] if tuple(sorted(words)) in _WORD_PAIRS and word in words else None
+
+
+def _strip_stop(seq: tuple[str, ...]) -> tuple[str, ...]:
+    return seq[:-1] if seq[-1:] == (".",) else seq  # the option "False." is the word False
 
 
 def _statement_sentence(text: str) -> tuple[str, str]:
@@ -93,6 +107,30 @@ def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str])
     return letters[found[0]]
 
 
+def opening_predicate(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The option that is the whole predicate of a short reply's first sentence, the rest explaining it: "The
+    development that contributed most ... is the Atlantic slave trade. The image depicts ..." (Qwen-VL on MMMU,
+    tests/judges/real). Read only when no other option's text appears anywhere in the reply."""
+    body = text.strip()
+    if len(body) > OPENING_REPLY_CHARS or ends_unfinished(body):
+        return None  # a reply cut off mid-derivation may open by restating what the question gives
+    stop = _FIRST_STOP_RE.search(body)
+    if stop is None:
+        return None  # one sentence: closing_predicate's case
+    sentence = body[:stop.start()]
+    reason = _REASON_CLAUSE_RE.search(sentence)
+    for part in (sentence, sentence[:reason.start()]) if reason else (sentence,):
+        found = _predicate_options(part, letters, options)
+        if found is not None:
+            break
+    if not isinstance(found, list) or len(found) != 1:
+        return None
+    reply = tokens(body)
+    if any(_contains(reply, _without_article(o)) for i, o in enumerate(options) if i != found[0] and tokens(o)):
+        return None
+    return letters[found[0]]
+
+
 def _predicate_options(sentence: str, letters: Sequence[str], options: Sequence[str]) -> list[int] | str | None:
     """The options a sentence's predicate is (after its last copula, or an earlier one when that names none:
     "is that grasshoppers will decrease"), a letter standing for a value, or None (no copula, or negated)."""
@@ -100,6 +138,7 @@ def _predicate_options(sentence: str, letters: Sequence[str], options: Sequence[
     found = None
     for last in reversed(copulas):
         rest = _THAT_RE.sub("", sentence[last.end():].strip(" \t*_"), count=1)
+        rest = _APPROXIMATELY_RE.sub("", rest, count=1) if _APPROXIMATELY_RE.match(rest) else rest
         if len(rest) > _MAX_PREDICATE_CHARS or negated(rest):
             return None
         if rest in letters:

@@ -5,6 +5,8 @@
         --minimax-mmlu-pro <git dir> --gpt-oss-mmlu-pro <git dir> --r1-mmlu-pro <git dir> --mmmu <git dir> \
         --bbh <git dir> --math-v <git dir> --llama31-mmlu-pro <git dir> --simple-evals-ru <git dir> [--queue FILE]
 
+(--mmmu's snapshot gives both MMMU-Pro's GPT-4o runs and the MMMU validation example runs of the seventh batch.)
+
 Labels come from two places, never from judges.rules: an unambiguous response (one answer statement,
 agreeing with the source's own extraction) is labelled by the plain rules below; every other sampled
 response is read by a person and labelled in hand_labels.jsonl. Responses without either are left out
@@ -26,7 +28,7 @@ from typing import Any
 from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_pro_candidates,
                                       gsm_solution_candidates, llama31_mmlu_pro_candidates, math_v_candidates,
                                       mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
-                                      mmmu_pro_candidates, qwen3_mmlu_pro_candidates,
+                                      mmmu_pro_candidates, mmmu_val_candidates, qwen3_mmlu_pro_candidates,
                                       r1_distill_mmlu_pro_candidates, reasoning_trace_candidates,
                                       simple_evals_ru_candidates, zeroeval_candidates)
 
@@ -42,26 +44,27 @@ PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm
                    "minimax-mmlupro": 12, "gptoss-mmlupro": 8, "r1-mmlupro": 10,
                    "mmmupro-cot": 80, "mmmupro-direct": 25, "bbh-mc": 6, "bbh-int": 12,
                    "mathv-mc": 14, "mathv-int": 10, "llama31-mmlupro": 10,
-                   "sevru-mmlupro": 18, "sevru-mgsm": 7}
+                   "sevru-mmlupro": 18, "sevru-mgsm": 7, "mmmu-mc": 10, "mmmu-int": 10}
 HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100,
                   "mathvista-mc": 9, "mathvista-int": 4, "qwen3-mmlupro": 5,
                   "minimax-mmlupro": 3, "gptoss-mmlupro": 3, "r1-mmlupro": 3,
                   "mmmupro-cot": 15, "mmmupro-direct": 5, "bbh-mc": 3, "bbh-int": 5,
                   "mathv-mc": 5, "mathv-int": 4, "llama31-mmlupro": 4,
-                  "sevru-mmlupro": 2, "sevru-mgsm": 1}
+                  "sevru-mmlupro": 2, "sevru-mgsm": 1, "mmmu-mc": 2, "mmmu-int": 5}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
                       "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
                       "mmmupro-cot": 0, "mmmupro-direct": 0, "bbh-mc": 0, "bbh-int": 0,
                       "mathv-mc": 0, "mathv-int": 0, "llama31-mmlupro": 0,
-                      "sevru-mmlupro": 0, "sevru-mgsm": 0}
+                      "sevru-mmlupro": 0, "sevru-mgsm": 0, "mmmu-mc": 0, "mmmu-int": 0}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
 FIFTH_BATCH = ("mmmupro-cot", "mmmupro-direct", "bbh-mc", "bbh-int", "mathv-mc", "mathv-int", "llama31-mmlupro")
 SIXTH_BATCH = ("sevru-mmlupro", "sevru-mgsm")
+SEVENTH_BATCH = ("mmmu-mc", "mmmu-int")
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
-                   "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH)
+                   "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH)
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -100,6 +103,9 @@ _CLOSING_INT_ANSWER = re.compile(r"answer is (-?\d+)\.?\s*$")
 # (words, a unit, a fraction) makes the response one for a person.
 _ANSWER_LINE_ANY = re.compile(r"^\W*Answer\W*:(.*)$", re.MULTILINE | re.IGNORECASE)
 _PLAIN_INT_LINE = re.compile(r"\**\s*\$?\s*(-?\d{1,3}(?:,\d{3})+|-?\d+)(?:\.0+)?\s*\**\.?\s*")
+# MMMU's example runs: a response that opens with a bracketed letter or a letter and a stop ("(C) Romanticism",
+# "B. 2 attendants"); a bare "A " is not one, since Qwen-VL opens sentences with the article.
+_OPENS_WITH_OPTION = re.compile(r"\s*(?:\(([A-I])\)|([A-I])[.:)](?:\s|$))")
 
 
 def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
@@ -119,6 +125,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return _math_v_plain(c)
     if c.id.startswith("sevru-"):
         return _simple_evals_plain(c)
+    if c.id.startswith(SEVENTH_BATCH):
+        return _mmmu_val_plain(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -251,6 +259,28 @@ def _simple_evals_plain(c: Candidate) -> tuple[str, Any, str | None]:
     return "hard", None, None
 
 
+def _mmmu_val_plain(c: Candidate) -> tuple[str, Any, str | None]:
+    """MMMU's example runs: multiple choice is plain when every "answer is (X)", a reply that is only the letter and
+    an opening "(X)" or "X." name one letter, equal to the source's parse; an integer when the reply is only that
+    integer, equal to the parse. Anything else (Qwen-VL's sentences, mostly) is read by a person."""
+    if c.shape == "gpqa":
+        said = {m.group(1) for m in _ANSWER_IS.finditer(c.response)}
+        bare = _BARE_LETTER.fullmatch(c.response)
+        opens = _OPENS_WITH_OPTION.match(c.response)
+        if bare:
+            said.add(bare.group(1))
+        if opens:
+            said.add(opens.group(1) or opens.group(2))
+        if len(said) == 1 and c.hint in said and c.hint in (c.letters or []):
+            return "plain", c.hint, None
+        return "hard", None, None
+    bare = _BARE_INT.fullmatch(c.response)
+    hint = str(c.hint or "").strip()
+    if bare and _INTEGER.fullmatch(hint) and int(bare.group(1)) == int(float(hint)):
+        return "plain", int(bare.group(1)), None
+    return "hard", None, None
+
+
 def _unwrap(boxed: str) -> str:
     """A box's content without LaTeX text wrappers and brackets: "\\text{(B)}" -> "B"."""
     inner = re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", boxed).strip()
@@ -345,7 +375,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--minimax-mmlu-pro", type=Path, required=True, help="git dir of shihanqu/MMLU-Pro")
     ap.add_argument("--gpt-oss-mmlu-pro", type=Path, required=True, help="git dir of yash-vardhansingh/MMLU-PRO")
     ap.add_argument("--r1-mmlu-pro", type=Path, required=True, help="git dir of HAOTIAN89/MMLU-Pro")
-    ap.add_argument("--mmmu", type=Path, required=True, help="git dir of MMMU-Benchmark/MMMU")
+    ap.add_argument("--mmmu", type=Path, required=True,
+                    help="git dir of MMMU-Benchmark/MMMU (MMMU-Pro and the MMMU validation example runs)")
     ap.add_argument("--bbh", type=Path, required=True, help="git dir of suzgunmirac/BIG-Bench-Hard")
     ap.add_argument("--math-v", type=Path, required=True, help="git dir of mathllm/MATH-V")
     ap.add_argument("--llama31-mmlu-pro", type=Path, required=True, help="git dir of Jack-Lingjie/MMLU-Pro")
@@ -360,7 +391,7 @@ def main(argv: list[str] | None = None) -> None:
                   *r1_distill_mmlu_pro_candidates(args.r1_mmlu_pro), *mmmu_pro_candidates(args.mmmu),
                   *bbh_candidates(args.bbh), *math_v_candidates(args.math_v),
                   *llama31_mmlu_pro_candidates(args.llama31_mmlu_pro),
-                  *simple_evals_ru_candidates(args.simple_evals_ru)]
+                  *simple_evals_ru_candidates(args.simple_evals_ru), *mmmu_val_candidates(args.mmmu)]
     chosen = select(candidates)
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
@@ -373,7 +404,8 @@ def main(argv: list[str] | None = None) -> None:
             skipped += 1  # read by hand and found outside the shape (e.g. a non-integer answer)
         elif c.id in hand:
             kept.append((c, hand[c.id]["label"], hand[c.id].get("why"), "read by hand", batch))
-        elif status == "plain" and c.id.startswith((*FIFTH_BATCH, *SIXTH_BATCH)) and _TWO_LETTER_STATEMENT.search(c.response):
+        elif status == "plain" and c.id.startswith((*FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH)) \
+                and _TWO_LETTER_STATEMENT.search(c.response):
             queue.append(c)
         elif status == "plain":
             kept.append((c, label, why, "plain rules, agreeing with the source", batch))

@@ -569,3 +569,43 @@ def simple_evals_ru_candidates(repo: Path) -> Iterator[Candidate]:
                 opts = options[row["id"]]
                 yield Candidate(id=f"{prefix}:{run}:{row['id']}", shape="gpqa", letters=sorted(opts),
                                 choices=[str(opts[k]) for k in sorted(opts)], **common)
+
+
+# --- MMMU-Benchmark/MMMU: mmmu/example_outputs/<model>/<subject>/output.json (Apache-2.0) ---
+# The MMMU authors' example runs on the validation set (30 subjects, 900 questions): LLaVA-1.5-13B (its config asks
+# for "the option's letter ... directly", and it mostly gives a bare letter) and Qwen-VL-7B, which answers in free
+# form (a sentence naming an option's words, "The answer is (B).", an option's value). Multiple-choice questions
+# keep their option texts (`index2ans`; some are only "<image 2>"); short-answer questions are used where the
+# reference is an integer. The figure and the question are not stored. The hint is the run's total_val_output.json,
+# the source's own parse (which picks a random letter when it finds none).
+MMMU_VAL_REPO = "MMMU-Benchmark/MMMU"
+MMMU_VAL_MODELS = {"llava1.5_13b": ("LLaVA-1.5-13B", "LLaVA"), "qwen_vl": ("Qwen-VL-7B", "Qwen")}
+MMMU_VAL_ASKED = {
+    "multiple-choice": "question, options and figure; LLaVA's config: \"Answer with the option's letter from the "
+                       "given choices directly.\" (Qwen-VL's prompt is not committed)",
+    "short-answer": "question and figure; LLaVA's config: \"Answer the question using a single word or phrase.\" "
+                    "(Qwen-VL's prompt is not committed)",
+}
+
+
+def mmmu_val_candidates(repo: Path) -> Iterator[Candidate]:
+    commit = head_commit(repo)
+    for folder, (model, family) in MMMU_VAL_MODELS.items():
+        base = f"mmmu/example_outputs/{folder}"
+        parsed = json.loads(_git(repo, "show", f"HEAD:{base}/total_val_output.json"))
+        for path in sorted(p for p in _blob_paths(repo, base + "/") if p.endswith("/output.json")):
+            subject = path.split("/")[-2]
+            for i, row in enumerate(json.loads(_git(repo, "show", f"HEAD:{path}"))):
+                text, dropped = capped(str(row.get("response") or ""))
+                common = dict(response=text, model=model, family=family, reasoning_model=False,
+                              source={"repo": MMMU_VAL_REPO, "path": path, "commit": commit, "index": i,
+                                      "key": row["id"], "license": "Apache-2.0"},
+                              hint=parsed.get(row["id"]), asked_format=MMMU_VAL_ASKED[row["question_type"]])
+                if row["question_type"] == "multiple-choice":
+                    letters = list(row["all_choices"])
+                    yield Candidate(id=f"mmmu-mc:{model}:{row['id']}", shape="gpqa", letters=letters,
+                                    choices=[str(row["index2ans"][k]) for k in letters], **common,
+                                    extra={"dropped_chars": dropped, "subset": subject})
+                elif _INT_RE.fullmatch(str(row["answer"]).strip("[]' ")):
+                    yield Candidate(id=f"mmmu-int:{model}:{row['id']}", shape="aime",
+                                    **common, extra={"dropped_chars": dropped})
