@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine.base import EngineError
+from engine.base import EngineError, SamplingParams
 from engine.native import kernels
 from engine.native.attention import AttentionMetadata, KVCacheSpec, PrefillChunk, paged_attention
 from engine.native.kv_quant import dequantize_rows, head_dim_of, quantize_rows, resolve_kv_dtype, row_bytes
@@ -133,7 +133,6 @@ def test_logits_read_from_8_bit_rows_stay_close_to_fp32(engines, chat_ids):
 def test_generation_with_an_8_bit_cache_runs_through_every_path(engines):
     """Prefill, batched decode (compiled kernel) and a lone decode row (compiled layer stack) all read the 8-bit
     cache; greedy text stays on the same track as bf16 for a while (short answers, one thread)."""
-    from engine.base import SamplingParams
     outs = {}
     for kd, eng in engines.items():
         ids = [eng.tokenizer.encode(eng.tokenizer.render_chat([{"role": "user", "content": p}]))
@@ -149,6 +148,31 @@ def test_generation_with_an_8_bit_cache_runs_through_every_path(engines):
     for a, b in zip(outs["auto"], outs["int8"]):
         assert len(b) > 0
         assert a[:4] == b[:4], (a, b)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_prefill_writes_its_k_and_v_as_8_bit_rows_on_both_paths(compiled, chat_ids):
+    """With and without the compiled kernels (HARNESS_NATIVE_KERNELS=0, or no compiler): a prompt's prefill attends
+    to its own fresh K/V, so an int8 engine computes what a bf16 engine does and caches exactly quantize_rows of it."""
+    if compiled and not kernels.load():
+        pytest.skip("no C++ compiler to build the kernels")
+
+    def prefill_cache(kv_cache_dtype: str) -> list[torch.Tensor]:
+        kernels.set_enabled(compiled)
+        try:
+            eng = LLMEngine("smollm2-135m", device="cpu", dtype="bf16", threads=1, kv_cache_gib=0.02,
+                            kv_cache_dtype=kv_cache_dtype)
+            assert eng.model.layers[0].fused_rope == compiled
+            eng.add_request(chat_ids[5], SamplingParams(max_tokens=1, temperature=0.0))
+            while eng.has_unfinished():
+                eng.step()
+            return [kv for kv, _ in eng.kv.caches]
+        finally:
+            kernels.set_enabled(True)
+    rows, plain = prefill_cache("int8"), prefill_cache("auto")
+    written = slice(16, 16 + len(chat_ids[5]))  # block 0 is the null block
+    assert all(torch.equal(r[:, written], quantize_rows(b[:, written])) for r, b in zip(rows, plain))
+    assert rows[0][:, written].abs().sum() > 0
 
 
 def test_int8_cache_is_refused_under_tensor_parallelism():

@@ -11,8 +11,8 @@ from torch import nn
 
 from engine.native import int4_weights, kernels, one_row_step, packed_weights
 from engine.native.attention import AttentionMetadata, KVCacheSpec, compiled_kernels_for, paged_attention
-from engine.native.kv_quant import quantize_rows
 from engine.native.config import ModelConfig
+from engine.native.kv_quant import quantize_rows
 
 # The model registry (engine/native/models/__init__.py): family name -> the other names it answers to.
 ARCHITECTURES = {"llama": ("LlamaForCausalLM", "MistralForCausalLM", "mistral"), "qwen2": ("Qwen2ForCausalLM",),
