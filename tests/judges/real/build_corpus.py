@@ -284,6 +284,31 @@ def _mmmu_val_plain(c: Candidate) -> tuple[str, Any, str | None]:
     return "hard", None, None
 
 
+# "The answer is D. <text>": the letter and the words after it (the eighth batch's check of one against the other).
+_LETTER_AND_TEXT = re.compile(r"answer is:?\s*\**\(?([A-J])\)?[.:)]?\**\s+([^\n]{6,60})")
+
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"[^\w]", "", text.lower())
+
+
+def _letter_with_other_text(c: Candidate) -> bool:
+    """Whether an answer statement gives a letter with the words of another option (a person reads it then). The
+    texts come from the source even where the record keeps none (the eighth batch's Peru files, whose option list
+    lost its first characters, so option A is matched by its tail). Checked after sampling: the sample stays as drawn."""
+    texts = [_squeeze(t) for t in c.extra.get("option_texts") or []]
+    for m in _LETTER_AND_TEXT.finditer(c.response):
+        said, head = ord(m.group(1)) - 65, _squeeze(m.group(2))[:12]
+        if len(head) < 6:
+            continue
+        own = texts[said] if said < len(texts) else ""
+        if own and (own.startswith(head) or head[1:] in own[:13]):
+            continue
+        if any(k != said and len(t) >= 6 and (t.startswith(head) or head.startswith(t[:12])) for k, t in enumerate(texts)):
+            return True
+    return False
+
+
 def _unwrap(boxed: str) -> str:
     """A box's content without LaTeX text wrappers and brackets: "\\text{(B)}" -> "B"."""
     inner = re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", boxed).strip()
@@ -411,6 +436,8 @@ def main(argv: list[str] | None = None) -> None:
             kept.append((c, hand[c.id]["label"], hand[c.id].get("why"), "read by hand", batch))
         elif status == "plain" and c.id.startswith((*FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH)) \
                 and _TWO_LETTER_STATEMENT.search(c.response):
+            queue.append(c)
+        elif status == "plain" and c.id.startswith(EIGHTH_BATCH) and _letter_with_other_text(c):
             queue.append(c)
         elif status == "plain":
             kept.append((c, label, why, "plain rules, agreeing with the source", batch))

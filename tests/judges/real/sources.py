@@ -649,7 +649,7 @@ def history_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
                         "license": "Apache-2.0 (repository); MMLU-Pro data MIT", "set": row.get("src")},
                 letters=[chr(65 + k) for k in range(len(options))], choices=choices,
                 hint=row.get("pred"), asked_format=HISTORY_MMLU_ASKED,
-                extra={"dropped_chars": dropped, "subset": subset})
+                extra={"dropped_chars": dropped, "subset": subset, "option_texts": options})
 
 
 def _history_options(raw: Any) -> tuple[list[str], list[str] | None]:
