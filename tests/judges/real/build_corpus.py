@@ -3,7 +3,8 @@
     python -m tests.judges.real.build_corpus --mmlu-pro <git dir> --zeroeval <git dir> --gsm8k <git dir> \
         --traces <git dir> --mathvista <git dir> --qwen3-mmlu-pro <git dir> \
         --minimax-mmlu-pro <git dir> --gpt-oss-mmlu-pro <git dir> --r1-mmlu-pro <git dir> --mmmu <git dir> \
-        --bbh <git dir> --math-v <git dir> --llama31-mmlu-pro <git dir> --simple-evals-ru <git dir> [--queue FILE]
+        --bbh <git dir> --math-v <git dir> --llama31-mmlu-pro <git dir> --simple-evals-ru <git dir> \
+        --history-mmlu-pro <git dir> [--queue FILE]
 
 (--mmmu's snapshot gives both MMMU-Pro's GPT-4o runs and the MMMU validation example runs of the seventh batch.)
 
@@ -30,7 +31,7 @@ from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_p
                                       mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
                                       mmmu_pro_candidates, mmmu_val_candidates, qwen3_mmlu_pro_candidates,
                                       r1_distill_mmlu_pro_candidates, reasoning_trace_candidates,
-                                      simple_evals_ru_candidates, zeroeval_candidates)
+                                      simple_evals_ru_candidates, zeroeval_candidates, history_mmlu_pro_candidates)
 
 HERE = Path(__file__).parent
 HAND_LABELS = HERE / "hand_labels.jsonl"
@@ -44,27 +45,29 @@ PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm
                    "minimax-mmlupro": 12, "gptoss-mmlupro": 8, "r1-mmlupro": 10,
                    "mmmupro-cot": 80, "mmmupro-direct": 25, "bbh-mc": 6, "bbh-int": 12,
                    "mathv-mc": 14, "mathv-int": 10, "llama31-mmlupro": 10,
-                   "sevru-mmlupro": 18, "sevru-mgsm": 7, "mmmu-mc": 10, "mmmu-int": 10}
+                   "sevru-mmlupro": 18, "sevru-mgsm": 7, "mmmu-mc": 10, "mmmu-int": 10, "hist-mmlupro": 50}
 HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100,
                   "mathvista-mc": 9, "mathvista-int": 4, "qwen3-mmlupro": 5,
                   "minimax-mmlupro": 3, "gptoss-mmlupro": 3, "r1-mmlupro": 3,
                   "mmmupro-cot": 15, "mmmupro-direct": 5, "bbh-mc": 3, "bbh-int": 5,
                   "mathv-mc": 5, "mathv-int": 4, "llama31-mmlupro": 4,
-                  "sevru-mmlupro": 2, "sevru-mgsm": 1, "mmmu-mc": 2, "mmmu-int": 5}
+                  "sevru-mmlupro": 2, "sevru-mgsm": 1, "mmmu-mc": 2, "mmmu-int": 5, "hist-mmlupro": 6}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
                       "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
                       "mmmupro-cot": 0, "mmmupro-direct": 0, "bbh-mc": 0, "bbh-int": 0,
                       "mathv-mc": 0, "mathv-int": 0, "llama31-mmlupro": 0,
-                      "sevru-mmlupro": 0, "sevru-mgsm": 0, "mmmu-mc": 0, "mmmu-int": 0}
+                      "sevru-mmlupro": 0, "sevru-mgsm": 0, "mmmu-mc": 0, "mmmu-int": 0,
+                      "hist-mmlupro": 0}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
 FIFTH_BATCH = ("mmmupro-cot", "mmmupro-direct", "bbh-mc", "bbh-int", "mathv-mc", "mathv-int", "llama31-mmlupro")
 SIXTH_BATCH = ("sevru-mmlupro", "sevru-mgsm")
 SEVENTH_BATCH = ("mmmu-mc", "mmmu-int")
+EIGHTH_BATCH = ("hist-mmlupro",)
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
-                   "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH)
+                   "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH)
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -281,6 +284,31 @@ def _mmmu_val_plain(c: Candidate) -> tuple[str, Any, str | None]:
     return "hard", None, None
 
 
+# "The answer is D. <text>": the letter and the words after it (the eighth batch's check of one against the other).
+_LETTER_AND_TEXT = re.compile(r"answer is:?\s*\**\(?([A-J])\)?[.:)]?\**\s+([^\n]{6,60})")
+
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"[^\w]", "", text.lower())
+
+
+def _letter_with_other_text(c: Candidate) -> bool:
+    """Whether an answer statement gives a letter with the words of another option (a person reads it then). The
+    texts come from the source even where the record keeps none (the eighth batch's Peru files, whose option list
+    lost its first characters, so option A is matched by its tail). Checked after sampling: the sample stays as drawn."""
+    texts = [_squeeze(t) for t in c.extra.get("option_texts") or []]
+    for m in _LETTER_AND_TEXT.finditer(c.response):
+        said, head = ord(m.group(1)) - 65, _squeeze(m.group(2))[:12]
+        if len(head) < 6:
+            continue
+        own = texts[said] if said < len(texts) else ""
+        if own and (own.startswith(head) or head[1:] in own[:13]):
+            continue
+        if any(k != said and len(t) >= 6 and (t.startswith(head) or head.startswith(t[:12])) for k, t in enumerate(texts)):
+            return True
+    return False
+
+
 def _unwrap(boxed: str) -> str:
     """A box's content without LaTeX text wrappers and brackets: "\\text{(B)}" -> "B"."""
     inner = re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", boxed).strip()
@@ -381,6 +409,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--math-v", type=Path, required=True, help="git dir of mathllm/MATH-V")
     ap.add_argument("--llama31-mmlu-pro", type=Path, required=True, help="git dir of Jack-Lingjie/MMLU-Pro")
     ap.add_argument("--simple-evals-ru", type=Path, required=True, help="git dir of kuk/simple-evals-ru")
+    ap.add_argument("--history-mmlu-pro", type=Path, required=True, help="git dir of diegonoti/MMLU-Pro")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
@@ -391,7 +420,8 @@ def main(argv: list[str] | None = None) -> None:
                   *r1_distill_mmlu_pro_candidates(args.r1_mmlu_pro), *mmmu_pro_candidates(args.mmmu),
                   *bbh_candidates(args.bbh), *math_v_candidates(args.math_v),
                   *llama31_mmlu_pro_candidates(args.llama31_mmlu_pro),
-                  *simple_evals_ru_candidates(args.simple_evals_ru), *mmmu_val_candidates(args.mmmu)]
+                  *simple_evals_ru_candidates(args.simple_evals_ru), *mmmu_val_candidates(args.mmmu),
+                  *history_mmlu_pro_candidates(args.history_mmlu_pro)]
     chosen = select(candidates)
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
@@ -404,8 +434,10 @@ def main(argv: list[str] | None = None) -> None:
             skipped += 1  # read by hand and found outside the shape (e.g. a non-integer answer)
         elif c.id in hand:
             kept.append((c, hand[c.id]["label"], hand[c.id].get("why"), "read by hand", batch))
-        elif status == "plain" and c.id.startswith((*FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH)) \
+        elif status == "plain" and c.id.startswith((*FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH)) \
                 and _TWO_LETTER_STATEMENT.search(c.response):
+            queue.append(c)
+        elif status == "plain" and c.id.startswith(EIGHTH_BATCH) and _letter_with_other_text(c):
             queue.append(c)
         elif status == "plain":
             kept.append((c, label, why, "plain rules, agreeing with the source", batch))

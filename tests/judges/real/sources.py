@@ -609,3 +609,63 @@ def mmmu_val_candidates(repo: Path) -> Iterator[Candidate]:
                 elif _INT_RE.fullmatch(str(row["answer"]).strip("[]' ")):
                     yield Candidate(id=f"mmmu-int:{model}:{row['id']}", shape="aime",
                                     **common, extra={"dropped_chars": dropped})
+
+
+# --- diegonoti/MMLU-Pro (a fork of TIGER-AI-Lab/MMLU-Pro, Apache-2.0): the owner's runs of Claude-3, GPT-3.5/4o and
+# Llama-3 (Bedrock, raw completion) with the MMLU-Pro prompt and system message ("derive your final answer as `The
+# answer is ...`") on ten-option history questions: MMLU-Pro's high-school US history (MIT) and the owner's own
+# Spanish-language Peruvian history set. Each file is the script's JSON list with `response` and its `pred`; one
+# stratum per file. Two files of one or four rows (trial runs) are not used.
+HISTORY_MMLU_REPO = "diegonoti/MMLU-Pro"
+HISTORY_MMLU_COMMIT = "f37c8a1995aed0f0a1c34ebc3a1dd94f33319f2c"
+HISTORY_MMLU_FILES = (
+    ("eval_results/claude_diego/history_result.json", "Claude-3 (first Peru run, model not recorded)", "Claude"),
+    ("eval_results/claude_diego/history_result_haiku.json", "claude-3-haiku", "Claude"),
+    ("eval_results/claude_diego/history_result_sonnet.json", "claude-3-sonnet", "Claude"),
+    ("eval_results/claude_diego/history_result_sonnet_hp.json", "claude-3-sonnet", "Claude"),
+    ("eval_results/gpt4o_diego/history_result.json", "GPT (first Peru run, model not recorded)", "GPT"),
+    ("eval_results/gpt4o_diego/history_result_3.5.json", "gpt-3.5-turbo", "GPT"),
+    ("eval_results/gpt4o_diego/history_result_gpt4o.json", "gpt-4o-2024-05-13", "GPT"),
+    ("eval_results/gpt4o_diego/history_result_gpt4o_hp.json", "gpt-4o-2024-05-13", "GPT"),
+    ("eval_results/llama3/history_result.json", "Llama-3 (first Peru run, model not recorded)", "Llama"),
+    ("eval_results/llama3/history_result_llama3-70b.json", "llama3-70b-instruct (Bedrock)", "Llama"),
+    ("eval_results/llama3/history_result_llama3_8b_hp.json", "llama3-8b-instruct (Bedrock)", "Llama"),
+)
+HISTORY_MMLU_ASKED = ('MMLU-Pro few-shot prompt with the system message "derive your final answer as `The answer is '
+                      '...`"; the script reads "answer is (X)"')
+
+
+def history_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    commit = HISTORY_MMLU_COMMIT
+    for path, model, family in HISTORY_MMLU_FILES:
+        subset = path.split("/", 1)[1].removesuffix(".json")  # one stratum per file
+        for i, row in enumerate(json.loads(_git(repo, "show", f"{commit}:{path}"))):
+            options, choices = _history_options(row["options"])
+            text, dropped = capped(str(row.get("response") or ""))
+            yield Candidate(
+                id=f"hist-mmlupro:{subset}:{i}", shape="gpqa", response=text, model=model, family=family,
+                reasoning_model=False,
+                source={"repo": HISTORY_MMLU_REPO, "path": path, "commit": commit, "index": i,
+                        "license": "Apache-2.0 (repository); MMLU-Pro data MIT", "set": row.get("src")},
+                letters=[chr(65 + k) for k in range(len(options))], choices=choices,
+                hint=row.get("pred"), asked_format=HISTORY_MMLU_ASKED,
+                extra={"dropped_chars": dropped, "subset": subset, "option_texts": options})
+
+
+def _history_options(raw: Any) -> tuple[list[str], list[str] | None]:
+    """The options and, where intact, their texts. The Peru files store the list as a Python repr whose first
+    characters were cut ("ymara, ...', 'Paracas, ...']"): the options are counted, their texts not kept."""
+    if isinstance(raw, list) and len(raw) == 1:
+        raw = str(raw[0])  # the damaged repr, wrapped in a list
+    if isinstance(raw, list):
+        return [str(o) for o in raw], [str(o) for o in raw]
+    try:
+        parsed = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        parsed = None
+    if isinstance(parsed, list) and len(parsed) == 1:
+        raw = str(parsed[0])  # the damaged repr, inside a one-item list
+    elif isinstance(parsed, list):
+        return [str(o) for o in parsed], [str(o) for o in parsed]
+    pieces = raw.rstrip().removesuffix("]").split("', '")
+    return pieces, None
