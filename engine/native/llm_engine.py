@@ -17,6 +17,7 @@ from engine.native.block_manager import BlockManager
 from engine.native.config import EngineConfig
 from engine.native.detokenizer import Detokenizer
 from engine.native.device import dtype_name, resolve_device, resolve_dtype, set_threads
+from engine.native.kv_quant import resolve_kv_dtype
 from engine.native.model_registry import resolve_model
 from engine.native.ranks import check_parallel, device_for, join_parallel
 from engine.native.sampler import sample
@@ -90,7 +91,7 @@ class LLMEngine:
         self.parallel_sizes = {"tensor_parallel": tp, "expert_parallel": ep, "dp_attention": dp_attention}
         enable_prefix_caching = enable_prefix_caching and not dp_attention  # a hit's rows may be on another rank
         kv_cache_bytes = int(kv_cache_gib * (1 << 30))
-        if kv_cache_dtype not in ("auto", None) and size > 1:
+        if resolve_kv_dtype(kv_cache_dtype, self.dtype) == torch.int8 and size > 1:
             raise EngineError("kv_cache_dtype int8 runs on one rank (not yet with --tp or --ep)")
         if size > 1:  # this process is rank 0 of a torchrun launch (tensor_parallel.py)
             from engine.native.tensor_parallel import Hello

@@ -148,6 +148,9 @@ def test_generation_with_an_8_bit_cache_runs_through_every_path(engines):
     for a, b in zip(outs["auto"], outs["int8"]):
         assert len(b) > 0
         assert a[:4] == b[:4], (a, b)
+    if kernels.load():  # the lone row's steps went through the compiled stack over the 8-bit cache
+        from engine.native.one_row_step import OneRowStack
+        assert isinstance(engines["int8"].model.one_row_stack, OneRowStack)
 
 
 @pytest.mark.parametrize("compiled", [False, True])

@@ -64,9 +64,7 @@ at::Tensor decode_layers(const at::Tensor& x, const at::Tensor& cos, const at::T
   TORCH_CHECK(static_cast<int64_t>(layers.size()) == PER_LAYER * L, "decode_layers: ", layers.size(),
               " layer tensors for ", L, " KV caches (", PER_LAYER, " per layer expected)");
   TORCH_CHECK(x.dim() == 2 && x.size(0) == 1 && x.scalar_type() == at::kBFloat16, "decode_layers: x must be bf16 [1, H]");
-  // head size: a cache row's length, or for 8-bit rows (D codes + D/32 float32 scales) its D
-  const int64_t R = kv_caches.empty() ? 0 : kv_caches[0].size(2);
-  const int64_t D = !kv_caches.empty() && kv_caches[0].scalar_type() == at::kChar ? R * 32 / 36 : R;
+  const int64_t D = cos.size(-1);  // the head size (a cache row is longer when it holds 8-bit codes and scales)
   const int64_t q_width = num_heads * D;
   const Ops& op = ops();
   at::Tensor h_in = x, mlp;  // the residual stream and the last MLP output still to be added to it
