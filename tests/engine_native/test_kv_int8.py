@@ -138,7 +138,8 @@ def test_generation_with_an_8_bit_cache_runs_through_every_path(engines):
         ids = [eng.tokenizer.encode(eng.tokenizer.render_chat([{"role": "user", "content": p}]))
                for p in ("What is the capital of France?", "List three prime numbers.")]
         for i, p in enumerate(ids):
-            eng.add_request(p, SamplingParams(max_tokens=24, temperature=0.0), request_id=f"{kd}-{i}")
+            # different lengths, so the longer request's last steps are one-row steps
+            eng.add_request(p, SamplingParams(max_tokens=24 - 12 * i, temperature=0.0), request_id=f"{kd}-{i}")
         done = {}
         while eng.has_unfinished():
             for o in eng.step().outputs:
