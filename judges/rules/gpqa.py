@@ -17,7 +17,7 @@ from judges.rules.normalise import fullwidth, unicode_spaces
 from judges.rules.vocabulary import (ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART,
                                     alternation)
 from judges.rules.gpqa_plain import (closing_bracket, closing_predicate, label_after_copula, label_with_own_text,
-                                    opening_predicate, yes_no_opening)
+                                    opening_predicate, opening_quote, yes_no_opening)
 from judges.rules.answer_hedges import hedge_around
 from judges.rules.outside_label import label_outside_choices
 from judges.rules.thinking import closed_thinking, unsettled
@@ -25,7 +25,7 @@ from judges.rules.unanswered import asks_for_the_question
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_equal, options_named,
                                       quotes_own_option)
 
-PARSER_VERSION = "gpqa-v9"
+PARSER_VERSION = "gpqa-v10"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
@@ -536,6 +536,10 @@ def _before_math_opener(text: str, pos: int) -> int:
         head = head[:-len(opener)]
 
 
+# A closing line this short may state the answer without an answer word ("the ? represents a neutron.").
+_PLAIN_LAST_CHARS = 120
+
+
 def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: list[str]) -> str | None:
     """The letter of the one option whose text the response's last statement gives, or None.
 
@@ -568,7 +572,11 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
             if named:  # the latest statement that names options decides; naming two is no answer
                 return letters[named.pop()] if len(named) == 1 else None
     last = _statement_at(text, text.rstrip().rfind("\n") + 1)
-    if last and (commits(last) or len(last) <= 120 and not negated(last)) and not ends_unfinished(text):
+    if last and len(last) > _PLAIN_LAST_CHARS and not commits(last):
+        # A long closing paragraph states its conclusion in its last sentence ("We refer to ... . In the
+        # reaction ..., the ? represents a neutron."); the sentences before it are the working.
+        last = sentence_before(last, len(last.rstrip(" \t*_.!")))
+    if last and (commits(last) or len(last) <= _PLAIN_LAST_CHARS and not negated(last)) and not ends_unfinished(text):
         found = option_in_text(last.strip("*_ \t"), options)
         return letters[found] if found is not None else None
     return None
@@ -578,7 +586,7 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
 _PLAIN_RULES = ((yes_no_opening, "yes/no"), (label_with_own_text, "label with its text"),
                 (label_after_copula, "label after a copula"),
                 (closing_predicate, "closing predicate"), (closing_bracket, "closing bracket"),
-                (opening_predicate, "opening predicate"))
+                (opening_predicate, "opening predicate"), (opening_quote, "opening quote"))
 
 
 def _normalise(text: str) -> str:

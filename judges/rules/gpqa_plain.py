@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from judges.rules.extract import ends_unfinished
 from judges.rules.gpqa_leadins import commits, negated, sentence_before
-from judges.rules.gpqa_options import option_starting, tokens
+from judges.rules.gpqa_options import option_starting, options_named, tokens
 
 # A reply that opens with "Yes"/"No" or "True"/"False" as a word of its own ("No, ...", "False.", "**Yes**").
 _YES_NO_OPENING_RE = re.compile(r"[\s*_]*(?P<word>yes|no|true|false)[*_]*(?:[,.!;:]|\s*$)", re.IGNORECASE)
@@ -34,7 +34,8 @@ _ARTICLE_RE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
 _PAREN_LABEL_RE = re.compile(r"(?<=[^\s(])[ \t]+(?:\*\*|__)?\((?P<letter>[A-Z])\)(?:\*\*|__)?[ \t]+(?=\S)")
 # The end of a reply's first sentence: a stop before white space, or a line break.
 _FIRST_STOP_RE = re.compile(r"[.!?](?=\s)|\n")
-OPENING_REPLY_CHARS = 800  # an opening statement is read in short replies only, where the rest explains it
+OPENING_REPLY_CHARS = 800
+_MIN_QUOTED_WORDS = 4  # an option quoted inside a sentence must be a statement, not a word or a value  # an opening statement is read in short replies only, where the rest explains it
 _SENTENCE_END_RE = re.compile(r"[ \t*_]*(?:[.!;]|\n|$)")
 _MAX_PREDICATE_CHARS = 80
 _NUMERIC_RE = re.compile(r"-?\d+(?:\.\d+)?")
@@ -86,11 +87,13 @@ def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str])
     """The option that is the whole predicate of a short reply's closing statement: "... is the top.",
     "∠EOD is equal to 20°.", "If the grass dies, the squirrels will decrease.", or a letter in place of a value
     ("The area ... is C."). A sentence giving the reason after it, or a reason clause, is left out."""
-    if len(text) > SHORT_REPLY_CHARS + _MAX_REASON_CHARS:
-        return None
     sentence, before = _statement_sentence(text)
     if len(before) + len(sentence) > SHORT_REPLY_CHARS:
-        return None
+        # In a long derivation "P is 30" may be a step; a closing sentence that commits ("Therefore, the rate
+        # is 7%, which ...") is its conclusion, and only that sentence is checked for other options' values.
+        if not commits(sentence) or ends_unfinished(text):
+            return None
+        before = ""
     # The whole sentence first; then without the reason a clause adds ("..., as it is prey for deer and wolf").
     reason = _REASON_CLAUSE_RE.search(sentence)
     for part in (sentence, sentence[:reason.start()]) if reason else (sentence,):
@@ -129,6 +132,29 @@ def opening_predicate(text: str, letters: Sequence[str], options: Sequence[str])
     if any(_contains(reply, _without_article(o)) for i, o in enumerate(options) if i != found[0] and tokens(o)):
         return None
     return letters[found[0]]
+
+
+def opening_quote(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The option whose whole text, a statement of several words, a short reply's first sentence carries: "The
+    cartoon makes the point that <option B's words>. The cartoon depicts ..." (Qwen-VL on MMMU,
+    tests/judges/real). Read only when no other option's text appears anywhere in the reply."""
+    body = text.strip()
+    if len(body) > OPENING_REPLY_CHARS or ends_unfinished(body):
+        return None
+    stop = _FIRST_STOP_RE.search(body)
+    sentence = body[:stop.start()] if stop else body
+    if negated(sentence):
+        return None
+    named = options_named(sentence, options)
+    if len(named) != 1:
+        return None
+    found = named.pop()
+    if sum(t.isalpha() for t in tokens(options[found])) < _MIN_QUOTED_WORDS:
+        return None  # a word or two inside a sentence is a mention, not a statement of the answer
+    reply = tokens(body)
+    if any(_contains(reply, _without_article(o)) for i, o in enumerate(options) if i != found and tokens(o)):
+        return None
+    return letters[found]
 
 
 def _predicate_options(sentence: str, letters: Sequence[str], options: Sequence[str]) -> list[int] | str | None:

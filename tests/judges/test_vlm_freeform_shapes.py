@@ -75,3 +75,61 @@ def test_an_opening_predicate_does_not_count_in_a_reply_cut_off_mid_derivation()
     response = ("The speed of the scale model is 1.4 m/s. Scaling by the square root of the length ratio, the "
                 "prototype speed is 1.4 m/s * sqrt(300 / 3) = 1.4 * 10 = 14 m/s, and in knots that is 14 * 1.944 =")
     assert read_letter(response, ("A", "B", "C"), ["14 m/s", "1.4 m/s", "20 m/s"]).letter != "B"
+
+
+# Shapes from the same batch read since rules-v10: the conclusion is the closing sentence of a long last line, the
+# option's words are carried by the opening sentence, or a long derivation closes by committing to one value.
+POLICIES = ["rising tariffs slowed the trade between the two regions",
+            "the new harbour drew merchants away from the old town",
+            "a run of poor harvests emptied the markets",
+            "the guilds closed their doors to foreign traders"]
+
+
+def test_the_closing_sentence_of_a_long_last_line_states_the_option():
+    response = ("Looking at the decay chain in the figure, the mass number falls by four at the first step and the "
+                "atomic number by two, which is what the emitted particle carries away each time. So the unknown "
+                "particle here is an alpha particle.")
+    assert read_letter(response, FOUR, ["an alpha particle", "a positron", "a neutron", "a proton"]).letter == "A"
+
+
+def test_a_long_last_line_that_weighs_an_option_without_concluding_is_no_answer():
+    response = ("Looking at the decay chain in the figure, the mass number falls by four at the first step and the "
+                "atomic number by two, which is what the emitted particle carries away each time. It could be a "
+                "neutron if the chain were different.")
+    assert read_letter(response, FOUR, ["an alpha particle", "a positron", "a neutron", "a proton"]).letter is None
+
+
+def test_an_opening_sentence_that_carries_one_options_words():
+    response = ("The engraving argues that the new harbour drew merchants away from the old town. It shows empty "
+                "stalls on one bank and crowded quays on the other.")
+    assert read_letter(response, FOUR, POLICIES).letter == "B"
+
+
+@pytest.mark.parametrize("response", [
+    # another option's words appear later in the reply
+    "The engraving argues that the new harbour drew merchants away from the old town. Some say a run of poor "
+    "harvests emptied the markets instead.",
+    # the opening sentence denies it
+    "The engraving does not argue that the new harbour drew merchants away from the old town. It shows a fair.",
+])
+def test_an_opening_quote_is_not_read_when_contradicted(response):
+    assert read_letter(response, FOUR, POLICIES).letter is None
+
+
+def test_a_value_option_inside_the_opening_sentence_is_not_a_quote():
+    # short options (values, single words) inside a sentence are mentions; only statements count as quotes
+    response = "The speed stays 60 m/s through the fall, which none of the options lists.\n\nNo option fits."
+    assert read_letter(response, FOUR, ["90 m/s", "120 m/s", "150 m/s", "60 m/s"]).letter is None
+
+
+def test_a_long_derivation_closing_on_one_options_value():
+    steps = "\n".join(f"Step {i}: the premium on factor {i} moves the expected return by {i}%." for i in range(1, 9))
+    response = (f"{steps}\nAdding the factors to the risk-free rate, the expected return is 5% + 2% = 7%. "
+                "Therefore, the expected return on the stock is 7%, which matches one of the choices.")
+    assert read_letter(response, FOUR, ["5%", "7%", "13%", "15.5%"]).letter == "B"
+
+
+def test_a_long_derivation_whose_last_sentence_does_not_commit_is_no_answer():
+    steps = "\n".join(f"Step {i}: the premium on factor {i} moves the expected return by {i}%." for i in range(1, 9))
+    response = f"{steps}\nAt this point the expected return is 7%, before the energy factor is added."
+    assert read_letter(response, FOUR, ["5%", "7%", "13%", "15.5%"]).letter is None
