@@ -619,28 +619,52 @@ _OPTIONS_AHEAD_RE = re.compile(r"\n[ \t]*(?:Options|Choices)[ \t]*[:：]|\n[ \t]
 _OPTIONS_AHEAD_CHARS = 3000  # how far after "Question:" its options may start
 
 
-def _before_invented_question(text: str) -> str:
+def _before_invented_question(text: str, letters: tuple[str, ...], options: list[str] | None) -> str:
     """The text before a question the model made up and went on to answer (kept whole when there is none).
 
     A "Question:" before any other text is the prompt echoed, and so is one after a short opening line that
     answers nothing ("Let's think step by step for each question."). When more questions follow such an
-    echo, the model went on to answer several and the one asked cannot be told: only the opening line is kept.
+    echo, the model went on to answer several: the block whose listed options are the sample's own is the
+    question asked; when no single block is, the one asked cannot be told and only the opening line is kept.
     """
     first = len(text) - len(text.lstrip())
     echoed = None  # where a question echoed after an opening line starts
     options_at = -1  # the next options line after the current "Question:": each is searched for once
     for found in _NEXT_QUESTION_RE.finditer(text):
         if options_at < found.end():
-            options = _OPTIONS_AHEAD_RE.search(text, found.end())
-            if options is None:
+            options_line = _OPTIONS_AHEAD_RE.search(text, found.end())
+            if options_line is None:
                 return text
-            options_at = options.start()
+            options_at = options_line.start()
         if found.start() > first and options_at - found.end() <= _OPTIONS_AHEAD_CHARS:
             if echoed is None and _opening_line_only(text[first:found.start()]):
                 echoed = found.start()
                 continue
+            if echoed is not None and options:
+                asked = _block_with_options(text, echoed, letters, options)
+                if asked is not None:
+                    return asked
             return text[:echoed if echoed is not None else found.start()]
     return text
+
+
+_MAX_QUESTION_BLOCKS = 32  # a response answering more questions than this is not searched for the one asked
+# An option line of an echoed question: "B. text" or "B) text".
+_OPTION_LINE_RE = re.compile(r"^[ \t]*\(?(?P<letter>[A-Z])[.)][ \t]+(?P<text>.+)$", re.MULTILINE)
+
+
+def _block_with_options(text: str, start: int, letters: tuple[str, ...], options: list[str]) -> str | None:
+    """The one question block (from its "Question:" to the next) from start on whose option lines give every
+    option of the sample under its own letter, or None when none or several do."""
+    heads = [m.start() for m in islice(_NEXT_QUESTION_RE.finditer(text, start), _MAX_QUESTION_BLOCKS + 1)]
+    if len(heads) > _MAX_QUESTION_BLOCKS:
+        return None
+    matching = []
+    for head, end in zip(heads, heads[1:] + [len(text)]):
+        listed = {m.group("letter"): m.group("text") for m in _OPTION_LINE_RE.finditer(text, head, min(end, head + _OPTIONS_AHEAD_CHARS * 4))}
+        if all(letter in listed and option_starting(listed[letter], options) == i for i, letter in enumerate(letters)):
+            matching.append((head, end))
+    return text[matching[0][0]:matching[0][1]] if len(matching) == 1 else None
 
 
 # The most an opening line before an echoed question may hold, and what it may not (an answer or a letter).
@@ -725,11 +749,11 @@ def _bare_tail_fits(whole: re.Match, letters: tuple[str, ...], options: list[str
 def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | None,
                  deadline: Deadline, cut_off: bool = False) -> GpqaReading:
     text, think_open = committed_text(response)
-    text = _before_summary_of_answers(_before_invented_question(_normalise(text)))
-    bare_line, bare_whole = _bare_patterns(letters)
-    valid = {c.upper() for c in letters}
     if options is not None and len(options) != len(letters):
         options = None
+    text = _before_summary_of_answers(_before_invented_question(_normalise(text), letters, options))
+    bare_line, bare_whole = _bare_patterns(letters)
+    valid = {c.upper() for c in letters}
 
     best, rejected, answered = _scan(text, bare_line, valid, deadline)
     parts = _several_questions(text, answered)

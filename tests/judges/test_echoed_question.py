@@ -34,3 +34,33 @@ def test_opening_line_that_gives_a_letter_is_not_an_echo():
     # "C" on its own line is an answer, so the question after it is one the model made up.
     response = "C\n\n" + ECHO + "Most of the air is nitrogen. The answer is (B)."
     assert read_letter(response, LETTERS).letter == "C"
+
+
+# With the sample's options known, the block listing exactly those options under their own letters is the question
+# asked, wherever it comes among the questions answered (rules-v10; shapes of Llama-3.1-8B-Instruct re-answering
+# MMLU-Pro's worked examples, tests/judges/real).
+AIR = ["Oxygen", "Nitrogen", "Argon", "Carbon dioxide"]
+
+
+def test_several_questions_answered_the_block_with_the_samples_options_is_read():
+    response = ("Let's go through each question.\n\n" + OTHER + "\n" + ECHO +
+                "Answer: Let's think step by step. Most of the air is nitrogen. The answer is (B).\n\n" + OTHER)
+    assert read_letter(response, LETTERS, AIR).letter == "B"
+
+
+def test_the_asked_question_answered_first_then_questions_made_up():
+    response = ("Let's go through each question.\n\n" + ECHO +
+                "Answer: Let's think step by step. Most of the air is nitrogen. The answer is (B).\n\n" + OTHER)
+    assert read_letter(response, LETTERS, AIR).letter == "B"
+
+
+def test_no_block_with_the_samples_options_is_still_no_answer():
+    response = "Let's go through each question.\n\n" + OTHER + "\n" + OTHER
+    assert read_letter(response, LETTERS, AIR).letter is None
+
+
+def test_the_samples_options_under_other_letters_do_not_make_a_block_the_one_asked():
+    shuffled = ECHO.replace("A. Oxygen\nB. Nitrogen", "A. Nitrogen\nB. Oxygen")
+    response = ("Let's go through each question.\n\n" + OTHER + "\n" + shuffled +
+                "Answer: Nitrogen is most of the air. The answer is (A).\n\n" + OTHER)
+    assert read_letter(response, LETTERS, AIR).letter is None
