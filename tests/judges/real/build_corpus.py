@@ -47,21 +47,22 @@ PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm
                    "mmmupro-cot": 80, "mmmupro-direct": 25, "bbh-mc": 6, "bbh-int": 12,
                    "mathv-mc": 14, "mathv-int": 10, "llama31-mmlupro": 10,
                    "sevru-mmlupro": 18, "sevru-mgsm": 7, "mmmu-mc": 10, "mmmu-int": 10, "hist-mmlupro": 50,
-                   "theoremqa-int": 125}
+                   "theoremqa-int": 125, "theoremqa-mc": 20}
 HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100,
                   "mathvista-mc": 9, "mathvista-int": 4, "qwen3-mmlupro": 5,
                   "minimax-mmlupro": 3, "gptoss-mmlupro": 3, "r1-mmlupro": 3,
                   "mmmupro-cot": 15, "mmmupro-direct": 5, "bbh-mc": 3, "bbh-int": 5,
                   "mathv-mc": 5, "mathv-int": 4, "llama31-mmlupro": 4,
                   "sevru-mmlupro": 2, "sevru-mgsm": 1, "mmmu-mc": 2, "mmmu-int": 5, "hist-mmlupro": 6,
-                  "theoremqa-int": 20}
+                  "theoremqa-int": 20, "theoremqa-mc": 20}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
                       "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
                       "mmmupro-cot": 0, "mmmupro-direct": 0, "bbh-mc": 0, "bbh-int": 0,
                       "mathv-mc": 0, "mathv-int": 0, "llama31-mmlupro": 0,
                       "sevru-mmlupro": 0, "sevru-mgsm": 0, "mmmu-mc": 0, "mmmu-int": 0,
-                      "hist-mmlupro": 0, "theoremqa-int": 0}
+                      "hist-mmlupro": 0, "theoremqa-int": 0,
+                      "theoremqa-mc": 0}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
@@ -69,7 +70,9 @@ FIFTH_BATCH = ("mmmupro-cot", "mmmupro-direct", "bbh-mc", "bbh-int", "mathv-mc",
 SIXTH_BATCH = ("sevru-mmlupro", "sevru-mgsm")
 SEVENTH_BATCH = ("mmmu-mc", "mmmu-int")
 EIGHTH_BATCH = ("hist-mmlupro",)
-TENTH_BATCH = ("theoremqa-int",)  # integer answers only, so the two-letter and option-text checks do not apply
+# TheoremQA's multiple-choice questions (17 per model) are all taken; their plain rule wants the letter alone, so the
+# two-letter and option-text checks of the earlier batches have nothing to catch there.
+TENTH_BATCH = ("theoremqa-int", "theoremqa-mc")
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
                    "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *TENTH_BATCH)
 
@@ -294,6 +297,8 @@ def _mmmu_val_plain(c: Candidate) -> tuple[str, Any, str | None]:
 # plain prompt, "[INST]" in the Mistral one). An answer statement is the rest of its line after "answer is".
 _THEOREMQA_NEXT = re.compile(r"\n\s*(?:Problem\s*:|Problem\s*\n|\[INST\])")
 _THEOREMQA_STATEMENT = re.compile(r"answer is:?[ \t]*([^\n]*)")
+# Its multiple-choice questions write the options "(a) ...; (b) ..."; plain is the bracketed letter alone.
+_THEOREMQA_LETTER_ALONE = re.compile(r"\(([a-f])\)\.?")
 
 
 def _theoremqa_plain(c: Candidate) -> tuple[str, Any, str | None]:
@@ -301,11 +306,19 @@ def _theoremqa_plain(c: Candidate) -> tuple[str, Any, str | None]:
     is an integer (after `$`, thousands commas, a unit word and a final stop are removed) and either the source's
     extraction is that integer, or the extraction is no number at all (its ICL split often leaves it "False" or
     empty) and the statement closes the response's own part. A statement of a non-integer is left out; any other
-    response (no statement, several, an extraction naming another number, text after the answer) needs a person."""
+    response (no statement, several, an extraction naming another number, text after the answer) needs a person.
+    A multiple-choice response is plain when that one statement is the bracketed letter alone ("(c)", "(c).") and the
+    extraction is that same "(c)"; with an option's words after it, or anything else, a person reads it."""
     cut = _THEOREMQA_NEXT.search(c.response)
     own = c.response[:cut.start()] if cut else c.response
     statements = list(_THEOREMQA_STATEMENT.finditer(own))
     if len(statements) != 1:
+        return "hard", None, None
+    if c.shape == "gpqa":
+        alone = _THEOREMQA_LETTER_ALONE.fullmatch(statements[0].group(1).strip())
+        letter = alone.group(1).upper() if alone else None
+        if letter in (c.letters or []) and str(c.hint or "").strip() == alone.group(0).rstrip("."):
+            return "plain", letter, None
         return "hard", None, None
     written = statements[0].group(1).strip()
     value = _UNIT.sub("", written.rstrip(".").replace(",", "").strip()).strip().strip("$").strip()
