@@ -1,8 +1,9 @@
 """The rules readers on the real-output corpus (tests/judges/real/): today's figures as a floor.
 
-Issue 20's targets (wrong <= 0.2%, misses <= 1% on both splits) are reached on the tuning split; on the held-out
-one wrong answers are (1 in 1,077, 0.09%), misses not yet (18 in 1,077, 1.67%); these bounds are
-what the readers reach now (docs/grading.md), so any regression fails. Tighten them as the readers improve.
+Issue 20's targets (wrong <= 0.2%, misses <= 1% on both splits) are not met since the tenth batch (TheoremQA's 5-shot
+runs of base models that go on writing made-up problems): tuning 27 wrong in 4,782 (0.56%), 50 misses (1.05%); held-out
+8 wrong in 1,179 (0.68%), 23 misses (1.95%). The reader is unchanged (rules-v9); these bounds are what it reaches now
+(docs/grading.md), so any regression fails. Tighten them as the readers improve.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from tests.judges.real.measure import load, measure
 
 # split: (records, most wrong answers, most misses, most answers where the label has none)
-FLOOR = {"tuning": (4381, 0, 14, 5), "heldout": (1077, 1, 18, 6)}
+FLOOR = {"tuning": (4782, 27, 44, 7), "heldout": (1179, 8, 23, 7)}
 
 
 @pytest.mark.parametrize("split", FLOOR)

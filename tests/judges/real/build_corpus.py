@@ -4,7 +4,7 @@
         --traces <git dir> --mathvista <git dir> --qwen3-mmlu-pro <git dir> \
         --minimax-mmlu-pro <git dir> --gpt-oss-mmlu-pro <git dir> --r1-mmlu-pro <git dir> --mmmu <git dir> \
         --bbh <git dir> --math-v <git dir> --llama31-mmlu-pro <git dir> --simple-evals-ru <git dir> \
-        --history-mmlu-pro <git dir> [--queue FILE]
+        --history-mmlu-pro <git dir> --theoremqa <git dir> [--queue FILE]
 
 (--mmmu's snapshot gives both MMMU-Pro's GPT-4o runs and the MMMU validation example runs of the seventh batch.)
 
@@ -31,7 +31,8 @@ from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_p
                                       mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
                                       mmmu_pro_candidates, mmmu_val_candidates, qwen3_mmlu_pro_candidates,
                                       r1_distill_mmlu_pro_candidates, reasoning_trace_candidates,
-                                      simple_evals_ru_candidates, zeroeval_candidates, history_mmlu_pro_candidates)
+                                      simple_evals_ru_candidates, zeroeval_candidates, history_mmlu_pro_candidates,
+                                      theoremqa_candidates)
 
 HERE = Path(__file__).parent
 HAND_LABELS = HERE / "hand_labels.jsonl"
@@ -45,20 +46,23 @@ PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm
                    "minimax-mmlupro": 12, "gptoss-mmlupro": 8, "r1-mmlupro": 10,
                    "mmmupro-cot": 80, "mmmupro-direct": 25, "bbh-mc": 6, "bbh-int": 12,
                    "mathv-mc": 14, "mathv-int": 10, "llama31-mmlupro": 10,
-                   "sevru-mmlupro": 18, "sevru-mgsm": 7, "mmmu-mc": 10, "mmmu-int": 10, "hist-mmlupro": 50}
+                   "sevru-mmlupro": 18, "sevru-mgsm": 7, "mmmu-mc": 10, "mmmu-int": 10, "hist-mmlupro": 50,
+                   "theoremqa-int": 125, "theoremqa-mc": 20}
 HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100,
                   "mathvista-mc": 9, "mathvista-int": 4, "qwen3-mmlupro": 5,
                   "minimax-mmlupro": 3, "gptoss-mmlupro": 3, "r1-mmlupro": 3,
                   "mmmupro-cot": 15, "mmmupro-direct": 5, "bbh-mc": 3, "bbh-int": 5,
                   "mathv-mc": 5, "mathv-int": 4, "llama31-mmlupro": 4,
-                  "sevru-mmlupro": 2, "sevru-mgsm": 1, "mmmu-mc": 2, "mmmu-int": 5, "hist-mmlupro": 6}
+                  "sevru-mmlupro": 2, "sevru-mgsm": 1, "mmmu-mc": 2, "mmmu-int": 5, "hist-mmlupro": 6,
+                  "theoremqa-int": 20, "theoremqa-mc": 20}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
                       "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
                       "mmmupro-cot": 0, "mmmupro-direct": 0, "bbh-mc": 0, "bbh-int": 0,
                       "mathv-mc": 0, "mathv-int": 0, "llama31-mmlupro": 0,
                       "sevru-mmlupro": 0, "sevru-mgsm": 0, "mmmu-mc": 0, "mmmu-int": 0,
-                      "hist-mmlupro": 0}
+                      "hist-mmlupro": 0, "theoremqa-int": 0,
+                      "theoremqa-mc": 0}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
@@ -66,8 +70,11 @@ FIFTH_BATCH = ("mmmupro-cot", "mmmupro-direct", "bbh-mc", "bbh-int", "mathv-mc",
 SIXTH_BATCH = ("sevru-mmlupro", "sevru-mgsm")
 SEVENTH_BATCH = ("mmmu-mc", "mmmu-int")
 EIGHTH_BATCH = ("hist-mmlupro",)
+# TheoremQA's multiple-choice questions (17 per model) are all taken; their plain rule wants the letter alone, so the
+# two-letter and option-text checks of the earlier batches have nothing to catch there.
+TENTH_BATCH = ("theoremqa-int", "theoremqa-mc")
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
-                   "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH)
+                   "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *TENTH_BATCH)
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -130,6 +137,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return _simple_evals_plain(c)
     if c.id.startswith(SEVENTH_BATCH):
         return _mmmu_val_plain(c)
+    if c.id.startswith(TENTH_BATCH):
+        return _theoremqa_plain(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -284,6 +293,50 @@ def _mmmu_val_plain(c: Candidate) -> tuple[str, Any, str | None]:
     return "hard", None, None
 
 
+# TheoremQA's runs had no stop words: after answering, the models write a made-up next problem ("Problem:" in the
+# plain prompt, "[INST]" in the Mistral one). An answer statement is the rest of its line after "answer is".
+_THEOREMQA_NEXT = re.compile(r"\n\s*(?:Problem\s*:|Problem\s*\n|\[INST\])")
+_THEOREMQA_STATEMENT = re.compile(r"answer is:?[ \t]*([^\n]*)")
+# Its multiple-choice questions write the options "(a) ...; (b) ..."; plain is the bracketed letter alone.
+_THEOREMQA_LETTER_ALONE = re.compile(r"\(([a-f])\)\.?")
+
+
+def _theoremqa_plain(c: Candidate) -> tuple[str, Any, str | None]:
+    """TheoremQA: plain when the response, up to any made-up next problem, holds one "answer is" statement whose value
+    is an integer (after `$`, thousands commas, a unit word and a final stop are removed) and either the source's
+    extraction is that integer, or the extraction is no number at all (its ICL split often leaves it "False" or
+    empty) and the statement closes the response's own part. A statement of a non-integer is left out; any other
+    response (no statement, several, an extraction naming another number, text after the answer) needs a person.
+    A multiple-choice response is plain when that one statement is the bracketed letter alone ("(c)", "(c).") and the
+    extraction is that same "(c)"; with an option's words after it, or anything else, a person reads it."""
+    cut = _THEOREMQA_NEXT.search(c.response)
+    own = c.response[:cut.start()] if cut else c.response
+    statements = list(_THEOREMQA_STATEMENT.finditer(own))
+    if len(statements) != 1:
+        return "hard", None, None
+    if c.shape == "gpqa":
+        alone = _THEOREMQA_LETTER_ALONE.fullmatch(statements[0].group(1).strip())
+        letter = alone.group(1).upper() if alone else None
+        if letter in (c.letters or []) and str(c.hint or "").strip() == alone.group(0).rstrip("."):
+            return "plain", letter, None
+        return "hard", None, None
+    written = statements[0].group(1).strip()
+    value = _UNIT.sub("", written.rstrip(".").replace(",", "").strip()).strip().strip("$").strip()
+    if _NUMBER.fullmatch(value) and not _INTEGER.fullmatch(value):
+        return "skip", None, None  # a committed non-integer: not the integer shape
+    if not _INTEGER.fullmatch(value):
+        return "hard", None, None
+    said = int(float(value))
+    hint = str(c.hint or "").replace(",", "").strip()
+    closes = not own[statements[0].end():].strip()
+    why = None if value == written else f"answer written {written!r}, read as {said}"
+    if _INTEGER.fullmatch(hint):
+        return ("plain", said, why) if int(float(hint)) == said else ("hard", None, None)
+    if _NUMBER.fullmatch(hint):
+        return "hard", None, None  # the extraction names another number
+    return ("plain", said, why) if closes else ("hard", None, None)
+
+
 # "The answer is D. <text>": the letter and the words after it (the eighth batch's check of one against the other).
 _LETTER_AND_TEXT = re.compile(r"answer is:?\s*\**\(?([A-J])\)?[.:)]?\**\s+([^\n]{6,60})")
 
@@ -410,6 +463,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--llama31-mmlu-pro", type=Path, required=True, help="git dir of Jack-Lingjie/MMLU-Pro")
     ap.add_argument("--simple-evals-ru", type=Path, required=True, help="git dir of kuk/simple-evals-ru")
     ap.add_argument("--history-mmlu-pro", type=Path, required=True, help="git dir of diegonoti/MMLU-Pro")
+    ap.add_argument("--theoremqa", type=Path, required=True, help="git dir of TIGER-AI-Lab/TheoremQA")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
@@ -421,7 +475,7 @@ def main(argv: list[str] | None = None) -> None:
                   *bbh_candidates(args.bbh), *math_v_candidates(args.math_v),
                   *llama31_mmlu_pro_candidates(args.llama31_mmlu_pro),
                   *simple_evals_ru_candidates(args.simple_evals_ru), *mmmu_val_candidates(args.mmmu),
-                  *history_mmlu_pro_candidates(args.history_mmlu_pro)]
+                  *history_mmlu_pro_candidates(args.history_mmlu_pro), *theoremqa_candidates(args.theoremqa)]
     chosen = select(candidates)
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []

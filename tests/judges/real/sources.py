@@ -669,3 +669,62 @@ def _history_options(raw: Any) -> tuple[list[str], list[str] | None]:
         return [str(o) for o in parsed], [str(o) for o in parsed]
     pieces = raw.rstrip().removesuffix("]").split("', '")
     return pieces, None
+
+
+# --- TIGER-AI-Lab/TheoremQA: outputs/<run>.jsonl (MIT; the questions are TheoremQA's own, MIT) ---
+# The TheoremQA authors' 5-shot runs of four open models on the 800 STEM questions: each worked example ends "The
+# answer is <value>". The InternLM2 runs use the plain "Problem:/Solution" prompt; the Mistral runs wrap each example
+# in "[INST] ... [/INST]" though both Mistral models are base models. The runs had no stop words, so the models go on
+# writing made-up problems (or code, or loops) after their answer. Only questions whose reference is an integer are
+# used (216 of 800; the others want a decimal, a list, a truth value or an option), and the 17 multiple-choice questions
+# whose options are written "(a) ... (b) ..." in the question (the letters become A, B, ...; the option texts are kept,
+# the question is not). `pred` is the script's own
+# extraction, which keeps only the text before the first blank line whenever "The answer is" occurs twice, so it is
+# often no number at all ("False", "", a line of code): a hint, never a label.
+THEOREMQA_REPO = "TIGER-AI-Lab/TheoremQA"
+THEOREMQA_COMMIT = "acfc9686aa9b49f3c8f189364a9a9ee9c53da039"
+THEOREMQA_RUNS = {
+    "outputs/internlm2_20b_5shots_short.jsonl": ("InternLM2-20B (base)", "InternLM2", "short"),
+    "outputs/internlm2_math_20b_5shots_short.jsonl": ("InternLM2-Math-20B", "InternLM2", "short"),
+    "outputs/Mistral_7B_v0.1_5shots_mistral.jsonl": ("Mistral-7B-v0.1 (base)", "Mistral", "mistral"),
+    "outputs/Mistral_7B_Base_V0.2_5shots_mistral.jsonl": ("Mistral-7B-v0.2 (base)", "Mistral", "mistral"),
+}
+THEOREMQA_ASKED = {
+    "short": '5-shot "Problem:/Solution:" prompt, each worked example ending "The answer is <value>"',
+    "mistral": '5-shot prompt, each example as "[INST] <problem> [/INST]<solution>" ending "The answer is <value>"',
+}
+
+
+def theoremqa_candidates(repo: Path) -> Iterator[Candidate]:
+    commit = THEOREMQA_COMMIT
+    for path, (model, family, form) in THEOREMQA_RUNS.items():
+        lines = _git(repo, "show", f"{commit}:{path}").decode("utf-8").splitlines()
+        for i, line in enumerate(lines):
+            row = json.loads(line)
+            text, dropped = capped(str(row.get("solution") or ""))
+            common = dict(response=text, model=model, family=family, reasoning_model=False,
+                          source={"repo": THEOREMQA_REPO, "path": path, "commit": commit, "index": i, "license": "MIT"},
+                          hint=row.get("pred"), asked_format=THEOREMQA_ASKED[form], extra={"dropped_chars": dropped})
+            reference = row["correct"][1] if isinstance(row["correct"], list) else None
+            options = _theoremqa_options(row["question"])
+            if isinstance(reference, int) and not isinstance(reference, bool):
+                yield Candidate(id=f"theoremqa-int:{model}:{i}", shape="aime", **common)
+            elif reference is None and options and _OPTION_REF.fullmatch(str(row["correct"][0])):
+                yield Candidate(id=f"theoremqa-mc:{model}:{i}", shape="gpqa",
+                                letters=[chr(65 + k) for k in range(len(options))], choices=options, **common)
+
+
+_OPTION_REF = re.compile(r"\([a-f]\)")
+_OPTION_MARK = re.compile(r"\(([a-f])\):?\s*")
+
+
+def _theoremqa_options(question: str) -> list[str] | None:
+    """The texts of options written "(a) ...; (b) ..." in a TheoremQA question, or None when it has no such list (or
+    one whose letters are not a, b, c, ... in order)."""
+    marks = list(_OPTION_MARK.finditer(question))
+    if len(marks) < 2 or [m.group(1) for m in marks] != [chr(97 + k) for k in range(len(marks))]:
+        return None
+    ends = [m.start() for m in marks[1:]] + [len(question)]
+    texts = [question[m.end():end] for m, end in zip(marks, ends)]
+    texts[-1] = re.sub(r"[,.;]?\s*\b(?:which|what)\b.*$", "", texts[-1], flags=re.DOTALL | re.IGNORECASE)  # the question
+    return [t.strip().rstrip(";,.").strip() for t in texts]
