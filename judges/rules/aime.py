@@ -10,11 +10,12 @@ from judges.rules.aime_plain import closing_equation, closing_statement, one_num
 from judges.rules.deadline import Deadline, SampleTimeout
 from judges.rules.extract import (Boxed, boxed_from_last, committed_text, finditer_from_last, lower_same_length,
                                   retracted_after)
+from judges.rules.invented_problem import before_invented_problem
 from judges.rules.normalise import final_answer_text, fullwidth
 from judges.rules.numbers import MAX_ANSWER_CHARS, evaluate, integer_value, needs_sympy
 
 # Bump whenever a change can flip a verdict (grades of older runs then stay apart).
-PARSER_VERSION = "aime-v8"
+PARSER_VERSION = "aime-v9"
 TIME_LIMIT_S = 5.0  # per sample: reading the answer plus evaluating it; past it the sample is a judge_error
 _CHECK_EVERY = 64  # candidate answers examined between two looks at the clock
 
@@ -314,6 +315,7 @@ def _read(response: str, deadline: Deadline) -> AimeReading:
     text, think_open = committed_text(response)
     if not text.isascii():
         text = fullwidth(text)
+    text = before_invented_problem(text)
     found = _find_answer(text, deadline)
     if isinstance(found, str):
         return AimeReading(None, None, None, found)

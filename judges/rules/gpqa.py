@@ -22,6 +22,7 @@ from judges.rules.answer_hedges import hedge_around
 from judges.rules.outside_label import label_outside_choices
 from judges.rules.thinking import closed_thinking, unsettled
 from judges.rules.unanswered import asks_for_the_question
+from judges.rules.invented_problem import before_invented_problem
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_equal, options_named,
                                       quotes_own_option)
 
@@ -706,6 +707,9 @@ _NON_ANSWER_RE = re.compile(
     r"\b(?:none\s+of\s+the\s+(?:given\s+|provided\s+|listed\s+|above\s+|answer\s+)?(?:options|choices)"
     r"|not\s+(?:among|in|listed\s+in|provided\s+in|one\s+of)\s+the\s+(?:given\s+|provided\s+|listed\s+)?"
     r"(?:options|choices)|but\s+(?:this|that|it)\s+is\s+not\s+the\s+(?:correct|right)\s+answer)", _I)
+# A second bracketed letter joined to the one read: "(c) or (d)", "(A) and (C)" (lower case as models write it).
+_PAIRED_AFTER_RE = re.compile(r"[)\]]?[*_]*[ \t]*(?:,[ \t]*)?(?i:or|and|&)[ \t]+(?:(?i:option|choice)[ \t]+)?[*_]*"
+                              r"\((?P<other>[A-Za-z])\)(?![A-Za-z0-9])")
 # Another parenthesised letter right before the one read, in the same list: "(E), and (G)".
 _LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*(?:,[ \t]*)?(?:and[ \t]+|or[ \t]+|&[ \t]*)?\(?$")
 # A later statement that gives two letters as the answer ("The answer is C and H."): no single answer stands.
@@ -751,7 +755,8 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     text, think_open = committed_text(response)
     if options is not None and len(options) != len(letters):
         options = None
-    text = _before_summary_of_answers(_before_invented_question(_normalise(text), letters, options))
+    text = _before_invented_question(_normalise(text), letters, options)
+    text = _before_summary_of_answers(before_invented_problem(text, headings="Problem"))
     bare_line, bare_whole = _bare_patterns(letters)
     valid = {c.upper() for c in letters}
 
@@ -804,6 +809,10 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     two = _TWO_LETTER_ANSWER_RE.search(text, end)
     if two and {two.group("one"), two.group("two")} <= valid and two.group("one") != two.group("two"):
         return GpqaReading(None, None, f"answers {two.group('one')} and {two.group('two')} after giving {letter}")
+    paired = _PAIRED_AFTER_RE.match(text, end)
+    if paired and paired.group("other").upper() in valid and paired.group("other").upper() != letter:
+        # "The answer is (c) or (d).", "(a) and (b).": a second bracketed letter joined to the one read
+        return GpqaReading(None, None, f"{letter} and {paired.group('other').upper()} given together")
     listed = _LISTED_BEFORE_RE.search(text, max(0, start - 16), start)
     if listed and listed.group("other") in valid and listed.group("other") != letter:
         # "The correct options are (D), (E), and (G).", "(E) or (G)": several letters given together, no single answer

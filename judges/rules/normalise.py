@@ -63,6 +63,7 @@ _UNIT_WORDS = (
     r"(?:square\s+|sq\.?\s+|cubic\s+)?units?|cm|mm|km|meters?|metres?|centimeters?|centimetres?|kilometers?"
     r"|inch(?:es)?|ft|feet|foot|yards?|miles?|degrees?|deg|radians?|rad|dollars?|cents?|usd"
     r"|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|years?|kg|grams?|percent"
+    r"|ms|[kmg]?hz|[kmg]?bps|[km]?bytes?|bits?|mph|rpm"  # written glued to the number too ("97ms", "500kbps")
 )
 # One-letter units (m, s, g, h) are variables when bare; only inside \text{...} / \mathrm{...} are they units.
 _WRAPPED_UNIT_RE = re.compile(

@@ -17,8 +17,8 @@ def _grade(response: str, target: str = "540"):
 
 
 def test_parser_version_is_bumped_for_the_new_reading():
-    assert aime.PARSER_VERSION == "aime-v8"
-    assert RulesJudge().config()["aime_parser"] == "aime-v8"
+    assert aime.PARSER_VERSION == "aime-v9"
+    assert RulesJudge().config()["aime_parser"] == "aime-v9"
 
 
 @pytest.mark.parametrize("body", ["3x", "12 n", "2 i", "12 e", "7 \\text{ or more}", "540 m", "5x^2", "n!", "\\pi",
