@@ -4,7 +4,8 @@
         --traces <git dir> --mathvista <git dir> --qwen3-mmlu-pro <git dir> \
         --minimax-mmlu-pro <git dir> --gpt-oss-mmlu-pro <git dir> --r1-mmlu-pro <git dir> --mmmu <git dir> \
         --bbh <git dir> --math-v <git dir> --llama31-mmlu-pro <git dir> --simple-evals-ru <git dir> \
-        --history-mmlu-pro <git dir> --theoremqa <git dir> [--queue FILE]
+        --history-mmlu-pro <git dir> --theoremqa <git dir> --mathvista-local <git dir> \
+        --mathvista-internvl2 <git dir> --mathvista-gpt4o <git dir> [--queue FILE]
 
 (--mmmu's snapshot gives both MMMU-Pro's GPT-4o runs and the MMMU validation example runs of the seventh batch.)
 
@@ -32,7 +33,8 @@ from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_p
                                       mmmu_pro_candidates, mmmu_val_candidates, qwen3_mmlu_pro_candidates,
                                       r1_distill_mmlu_pro_candidates, reasoning_trace_candidates,
                                       simple_evals_ru_candidates, zeroeval_candidates, history_mmlu_pro_candidates,
-                                      theoremqa_candidates)
+                                      theoremqa_candidates, mathvista_gpt4o_candidates,
+                                      mathvista_internvl2_candidates, mathvista_local_candidates)
 
 HERE = Path(__file__).parent
 HAND_LABELS = HERE / "hand_labels.jsonl"
@@ -47,14 +49,14 @@ PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm
                    "mmmupro-cot": 80, "mmmupro-direct": 25, "bbh-mc": 6, "bbh-int": 12,
                    "mathv-mc": 14, "mathv-int": 10, "llama31-mmlupro": 10,
                    "sevru-mmlupro": 18, "sevru-mgsm": 7, "mmmu-mc": 10, "mmmu-int": 10, "hist-mmlupro": 50,
-                   "theoremqa-int": 125, "theoremqa-mc": 20}
+                   "theoremqa-int": 125, "theoremqa-mc": 20, "mvfork-mc": 80, "mvfork-int": 45}
 HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100,
                   "mathvista-mc": 9, "mathvista-int": 4, "qwen3-mmlupro": 5,
                   "minimax-mmlupro": 3, "gptoss-mmlupro": 3, "r1-mmlupro": 3,
                   "mmmupro-cot": 15, "mmmupro-direct": 5, "bbh-mc": 3, "bbh-int": 5,
                   "mathv-mc": 5, "mathv-int": 4, "llama31-mmlupro": 4,
                   "sevru-mmlupro": 2, "sevru-mgsm": 1, "mmmu-mc": 2, "mmmu-int": 5, "hist-mmlupro": 6,
-                  "theoremqa-int": 20, "theoremqa-mc": 20}
+                  "theoremqa-int": 20, "theoremqa-mc": 20, "mvfork-mc": 20, "mvfork-int": 10}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
                       "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
@@ -62,7 +64,7 @@ LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "g
                       "mathv-mc": 0, "mathv-int": 0, "llama31-mmlupro": 0,
                       "sevru-mmlupro": 0, "sevru-mgsm": 0, "mmmu-mc": 0, "mmmu-int": 0,
                       "hist-mmlupro": 0, "theoremqa-int": 0,
-                      "theoremqa-mc": 0}
+                      "theoremqa-mc": 0, "mvfork-mc": 0, "mvfork-int": 0}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
@@ -70,11 +72,13 @@ FIFTH_BATCH = ("mmmupro-cot", "mmmupro-direct", "bbh-mc", "bbh-int", "mathv-mc",
 SIXTH_BATCH = ("sevru-mmlupro", "sevru-mgsm")
 SEVENTH_BATCH = ("mmmu-mc", "mmmu-int")
 EIGHTH_BATCH = ("hist-mmlupro",)
+NINTH_BATCH = ("mvfork-mc", "mvfork-int")
 # TheoremQA's multiple-choice questions (17 per model) are all taken; their plain rule wants the letter alone, so the
 # two-letter and option-text checks of the earlier batches have nothing to catch there.
 TENTH_BATCH = ("theoremqa-int", "theoremqa-mc")
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
-                   "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *TENTH_BATCH)
+                   "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH,
+                   *TENTH_BATCH)
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -139,6 +143,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return _mmmu_val_plain(c)
     if c.id.startswith(TENTH_BATCH):
         return _theoremqa_plain(c)
+    if c.id.startswith(NINTH_BATCH):
+        return _mathvista_fork_plain(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -337,6 +343,61 @@ def _theoremqa_plain(c: Candidate) -> tuple[str, Any, str | None]:
     return ("plain", said, why) if closes else ("hard", None, None)
 
 
+# The ninth batch (MathVista forks): SophiaVL-R1's prompt asks for the answer inside <answer></answer>.
+_ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+# A letter given with words, "(B) No" or "B. 2 m", whose words are checked against the option texts.
+_LETTER_THEN_TEXT = re.compile(r"(?:\(([A-Z])\)|\b([A-Z])[.:)])[ \t]*([^\n]{1,60})")
+
+
+def _mathvista_fork_plain(c: Candidate) -> tuple[str, Any, str | None]:
+    """The ninth batch: the answer statements are "answer is (X)" (or "answer is N"), \\boxed{}, an <answer> block
+    holding only the letter or integer, an opening "(X)" or "X." and a reply that is only the letter or integer. Plain
+    when they all give one letter (integer) equal to the owner's extraction, every box holds a letter (integer) and no
+    letter comes with another option's words. A thinking model's statements count only after its last </think>; one
+    that never closed its thinking goes to a person, like anything else."""
+    text = c.response
+    if c.reasoning_model:
+        cut = text.rfind("</think>")
+        if cut < 0:
+            return "hard", None, None
+        text = text[cut + len("</think>"):]
+    blocks = [b.strip() for b in _ANSWER_BLOCK.findall(text)]
+    boxed = [_unwrap(m.group(1)) for m in _BOXED.finditer(text)]
+    bare_reply = re.sub(r"</?answer>", "", text).strip()
+    hint = str(c.hint or "").strip()
+    if c.shape == "gpqa":
+        letters = c.letters or []
+        if any(b not in letters for b in boxed):
+            return "hard", None, None
+        said = {m.group(1) for m in _ANSWER_IS.finditer(text)} | set(boxed)
+        said |= {m.group(1) for m in (_BARE_LETTER.fullmatch(b) for b in [*blocks, bare_reply]) if m}
+        opens = _OPENS_WITH_OPTION.match(bare_reply)
+        if opens:
+            said.add(opens.group(1) or opens.group(2))
+        if len(said) == 1 and hint in said and hint in letters and not _fork_text_conflict(c, text):
+            return "plain", hint, None
+        return "hard", None, None
+    if any(not _INTEGER.fullmatch(b) for b in boxed):
+        return "hard", None, None
+    said_ints = {int(m.group(1)) for m in _INT_ANSWER_IS.finditer(text)} | {int(float(b)) for b in boxed}
+    said_ints |= {int(m.group(1)) for m in (_BARE_INT.fullmatch(b) for b in [*blocks, bare_reply]) if m}
+    if len(said_ints) == 1 and _INTEGER.fullmatch(hint) and int(float(hint)) in said_ints:
+        return "plain", said_ints.pop(), None
+    return "hard", None, None
+
+
+def _fork_text_conflict(c: Candidate, text: str) -> bool:
+    """Whether a letter in the response comes with the words of another option ("(A) No" where "No" is option B)."""
+    texts = [_squeeze(t)[:12] for t in c.choices or []]
+    for m in _LETTER_THEN_TEXT.finditer(text):
+        k, words = ord(m.group(1) or m.group(2)) - 65, _squeeze(m.group(3))
+        if not words or k >= len(texts) or (texts[k] and words.startswith(texts[k])):
+            continue
+        if any(j != k and t and words.startswith(t) for j, t in enumerate(texts)):
+            return True
+    return False
+
+
 # "The answer is D. <text>": the letter and the words after it (the eighth batch's check of one against the other).
 _LETTER_AND_TEXT = re.compile(r"answer is:?\s*\**\(?([A-J])\)?[.:)]?\**\s+([^\n]{6,60})")
 
@@ -464,6 +525,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--simple-evals-ru", type=Path, required=True, help="git dir of kuk/simple-evals-ru")
     ap.add_argument("--history-mmlu-pro", type=Path, required=True, help="git dir of diegonoti/MMLU-Pro")
     ap.add_argument("--theoremqa", type=Path, required=True, help="git dir of TIGER-AI-Lab/TheoremQA")
+    ap.add_argument("--mathvista-local", type=Path, required=True,
+                    help="git dir of Da-Emp66/MathVistaForkForLocalModels (SophiaVL-R1 and InternVL3 runs)")
+    ap.add_argument("--mathvista-internvl2", type=Path, required=True, help="git dir of LCL-1729/MathVistaInternEval")
+    ap.add_argument("--mathvista-gpt4o", type=Path, required=True, help="git dir of chengshenge/MathVista")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
@@ -475,7 +540,10 @@ def main(argv: list[str] | None = None) -> None:
                   *bbh_candidates(args.bbh), *math_v_candidates(args.math_v),
                   *llama31_mmlu_pro_candidates(args.llama31_mmlu_pro),
                   *simple_evals_ru_candidates(args.simple_evals_ru), *mmmu_val_candidates(args.mmmu),
-                  *history_mmlu_pro_candidates(args.history_mmlu_pro), *theoremqa_candidates(args.theoremqa)]
+                  *history_mmlu_pro_candidates(args.history_mmlu_pro), *theoremqa_candidates(args.theoremqa),
+                  *mathvista_local_candidates(args.mathvista_local),
+                  *mathvista_internvl2_candidates(args.mathvista_internvl2),
+                  *mathvista_gpt4o_candidates(args.mathvista_gpt4o)]
     chosen = select(candidates)
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
@@ -488,7 +556,8 @@ def main(argv: list[str] | None = None) -> None:
             skipped += 1  # read by hand and found outside the shape (e.g. a non-integer answer)
         elif c.id in hand:
             kept.append((c, hand[c.id]["label"], hand[c.id].get("why"), "read by hand", batch))
-        elif status == "plain" and c.id.startswith((*FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH)) \
+        elif status == "plain" and c.id.startswith((*FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH,
+                                                    *NINTH_BATCH)) \
                 and _TWO_LETTER_STATEMENT.search(c.response):
             queue.append(c)
         elif status == "plain" and c.id.startswith(EIGHTH_BATCH) and _letter_with_other_text(c):

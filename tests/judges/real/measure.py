@@ -43,8 +43,10 @@ def load(split: str) -> list[dict[str, Any]]:
 
 def cut_off_in_thinking(rec: dict[str, Any]) -> bool:
     """What the grade stage learns from finish_reason "length", which the sources do not keep: a model that
-    writes its thinking into the response and never closed it was stopped by the token limit."""
-    return bool(rec.get("reasoning_model")) and "hidden" not in rec["asked_format"] and "</think" not in rec["response"]
+    writes its thinking into the response and never closed it was stopped by the token limit. One that closed the
+    <answer> block its prompt asked for (SophiaVL-R1 now and then skips the think tags) stopped on its own."""
+    return (bool(rec.get("reasoning_model")) and "hidden" not in rec["asked_format"]
+            and "</think" not in rec["response"] and "</answer>" not in rec["response"])
 
 
 def read(rec: dict[str, Any]) -> Any:

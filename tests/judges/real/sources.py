@@ -728,3 +728,72 @@ def _theoremqa_options(question: str) -> list[str] | None:
     texts = [question[m.end():end] for m, end in zip(marks, ends)]
     texts[-1] = re.sub(r"[,.;]?\s*\b(?:which|what)\b.*$", "", texts[-1], flags=re.DOTALL | re.IGNORECASE)  # the question
     return [t.strip().rstrip(";,.").strip() for t in texts]
+
+
+# --- Forks and copies of lupantech/MathVista (each keeps the original's CC BY-SA 4.0 license file) whose owners
+# committed the testmini answers of models the original does not hold (the ninth batch). Each file is MathVista's
+# output JSON (problem id -> question, choices, response, the owner's `extraction`); read at a pinned commit.
+@dataclass(frozen=True)
+class MathVistaRun:
+    repo: str
+    commit: str
+    path: str
+    model: str
+    family: str
+    reasoning: bool
+    asked: str  # how the run's prompt asked for the answer, beyond MathVista's own query
+
+
+MATHVISTA_QUERY = ('MathVista query: "provide the correct option letter, e.g., A, B, C, D, at the end" or "requiring an '
+                   'integer answer and provide the final value, e.g., 1, 2, 3, at the end"')
+_SOPHIA_DIR = "results/bunny127_SophiaVL-R1-7B_content_sophiavl_r1_lora_checkpoint-75"
+_INTERNVL3_DIR = "results/OpenGVLab_InternVL3-8B-hf_content_internvl3_lora_checkpoint-75"
+MATHVISTA_LOCAL_RUNS = (
+    MathVistaRun("Da-Emp66/MathVistaForkForLocalModels", "88c92600df131ecb458089f7a7f9db793baa33c7",
+                 f"{_SOPHIA_DIR}/output_bunny127_SophiaVL-R1-7B_content_sophiavl_r1_lora_checkpoint-75_test.json",
+                 "SophiaVL-R1-7B + LoRA checkpoint-75", "SophiaVL-R1 (Qwen2.5-VL)", True,
+                 f"{MATHVISTA_QUERY}, inside a prompt asking for the reasoning in <think></think> and \"your text answer "
+                 "within the <answer> </answer> tags\""),
+    MathVistaRun("Da-Emp66/MathVistaForkForLocalModels", "88c92600df131ecb458089f7a7f9db793baa33c7",
+                 f"{_INTERNVL3_DIR}/output_OpenGVLab_InternVL3-8B-hf_content_internvl3_lora_checkpoint-75_test.json",
+                 "InternVL3-8B + LoRA checkpoint-75", "InternVL", False, f"zero-shot, {MATHVISTA_QUERY}"),
+)
+MATHVISTA_INTERNVL2_RUN = MathVistaRun(
+    "LCL-1729/MathVistaInternEval", "0dc6f974b7f400de5fdc4bbd35d37c2aefceefa5",
+    "results/internVL2/output_internVL2-1b-mini.json", "InternVL2-1B", "InternVL", False,
+    f"zero-shot, {MATHVISTA_QUERY} (a third of testmini)")
+MATHVISTA_GPT4O_RUN = MathVistaRun(
+    "chengshenge/MathVista", "1631cd06d1329ddde7c7ae4e2af4ec5f8ffbf1a1", "results/gpt4o/output_gpt4o_testmini.json",
+    "gpt-4o (text only)", "GPT", False,
+    f"zero-shot, {MATHVISTA_QUERY}; the figure did not reach the model (MathVista's GPT class sends text only)")
+
+
+def mathvista_fork_candidates(repo: Path, runs: tuple[MathVistaRun, ...]) -> Iterator[Candidate]:
+    """The ninth batch: MathVista testmini answers of new models, as mathvista_candidates reads the original's."""
+    for run in runs:
+        rows = json.loads(_git(repo, "show", f"{run.commit}:{run.path}"))
+        for i, (pid, row) in enumerate(rows.items()):
+            text, dropped = capped(str(row.get("response") or ""))
+            common = dict(response=text, model=run.model, family=run.family, reasoning_model=run.reasoning,
+                          source={"repo": run.repo, "path": run.path, "commit": run.commit, "index": i, "key": pid,
+                                  "license": "CC-BY-SA-4.0"},
+                          hint=row.get("extraction"), asked_format=run.asked, extra={"dropped_chars": dropped})
+            if row["question_type"] == "multi_choice":
+                choices = row["choices"] if isinstance(row["choices"], list) else ast.literal_eval(row["choices"])
+                yield Candidate(id=f"mvfork-mc:{run.model}:{pid}", shape="gpqa",
+                                letters=[chr(65 + k) for k in range(len(choices))], choices=[str(c) for c in choices],
+                                **common)
+            elif row["answer_type"] == "integer":
+                yield Candidate(id=f"mvfork-int:{run.model}:{pid}", shape="aime", **common)
+
+
+def mathvista_local_candidates(repo: Path) -> Iterator[Candidate]:
+    return mathvista_fork_candidates(repo, MATHVISTA_LOCAL_RUNS)
+
+
+def mathvista_internvl2_candidates(repo: Path) -> Iterator[Candidate]:
+    return mathvista_fork_candidates(repo, (MATHVISTA_INTERNVL2_RUN,))
+
+
+def mathvista_gpt4o_candidates(repo: Path) -> Iterator[Candidate]:
+    return mathvista_fork_candidates(repo, (MATHVISTA_GPT4O_RUN,))
