@@ -57,7 +57,8 @@ def lower_same_length(text: str) -> str:
 def committed_text(response: str) -> tuple[str, bool]:
     """The text after the last closing think tag, and whether a think block is left open there.
 
-    Reasoning inside <think>...</think> (or a harmony analysis channel) is never graded; an unclosed
+    Reasoning inside <think>...</think> (or a harmony analysis channel) is never graded, and where the text after
+    it closes an <answer> block, that block's body is the committed text; an unclosed
     <think> means the model never committed to an answer, so only the text before it counts (usually nothing).
     """
     if "<|channel|>" in response:
@@ -77,6 +78,7 @@ def committed_text(response: str) -> tuple[str, bool]:
     opened = tail.find("<think")
     if opened >= 0:
         return tail[:opened], True
+    tail = _answer_block(tail)
     for _ in range(4):  # "... is 9.</s>": end-of-sequence tokens left in the text (a few at most)
         if not tail[-64:].rstrip().endswith(_END_TOKENS):
             break  # the common case, checked on the last few characters only
@@ -85,6 +87,14 @@ def committed_text(response: str) -> tuple[str, bool]:
             break
         tail = body[:body.rfind("<")]
     return tail, False
+
+
+def _answer_block(text: str) -> str:
+    """The body of the last closed <answer>...</answer> block, the answer of the format R1-style models are trained
+    to (SophiaVL-R1 on MathVista, tests/judges/real); the text itself when it has none."""
+    close = text.rfind("</answer>")
+    opened = text.rfind("<answer>", 0, close) if close >= 0 else -1
+    return text[opened + len("<answer>"):close] if opened >= 0 else text
 
 
 # End-of-sequence tokens some model servers leave at the end of a reply (MathVista's miniGPT-4, tests/judges/real).

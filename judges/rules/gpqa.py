@@ -17,7 +17,8 @@ from judges.rules.normalise import fullwidth, unicode_spaces
 from judges.rules.vocabulary import (ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART,
                                     alternation)
 from judges.rules.gpqa_plain import (closing_bracket, closing_predicate, label_after_copula, label_with_own_text,
-                                    opening_predicate, opening_quote, yes_no_opening)
+                                    opening_line_option, opening_predicate, opening_quote,
+                                    yes_no_opening)
 from judges.rules.answer_hedges import hedge_around
 from judges.rules.outside_label import label_outside_choices
 from judges.rules.thinking import closed_thinking, unsettled
@@ -587,7 +588,8 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
 _PLAIN_RULES = ((yes_no_opening, "yes/no"), (label_with_own_text, "label with its text"),
                 (label_after_copula, "label after a copula"),
                 (closing_predicate, "closing predicate"), (closing_bracket, "closing bracket"),
-                (opening_predicate, "opening predicate"), (opening_quote, "opening quote"))
+                (opening_predicate, "opening predicate"), (opening_quote, "opening quote"),
+                (opening_line_option, "opening line"))
 
 
 def _normalise(text: str) -> str:

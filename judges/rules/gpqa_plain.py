@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from judges.rules.extract import ends_unfinished
 from judges.rules.gpqa_leadins import commits, negated, sentence_before
-from judges.rules.gpqa_options import option_starting, options_named, tokens
+from judges.rules.gpqa_options import option_starting, options_equal, options_named, tokens
 
 # A reply that opens with "Yes"/"No" or "True"/"False" as a word of its own ("No, ...", "False.", "**Yes**").
 _YES_NO_OPENING_RE = re.compile(r"[\s*_]*(?P<word>yes|no|true|false)[*_]*(?:[,.!;:]|\s*$)", re.IGNORECASE)
@@ -132,6 +132,23 @@ def opening_predicate(text: str, letters: Sequence[str], options: Sequence[str])
     if any(_contains(reply, _without_article(o)) for i, o in enumerate(options) if i != found[0] and tokens(o)):
         return None
     return letters[found[0]]
+
+
+def opening_line_option(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The option whose whole text is a reply's first line, the lines after it explaining: "Soft\n\nThe Soft line
+    stays highest ..." (InternVL3 on MathVista, tests/judges/real). Read only in a short reply where no other
+    option's text appears."""
+    body = text.strip()
+    if len(body) > OPENING_REPLY_CHARS or "\n" not in body:
+        return None  # one line: the bare-reply rules' case
+    named = options_equal(body[:body.find("\n")].strip(" \t*_.:"), options)
+    if len(named) != 1:
+        return None
+    found = named.pop()
+    reply = tokens(body)
+    if any(_contains(reply, _without_article(o)) for i, o in enumerate(options) if i != found and tokens(o)):
+        return None
+    return letters[found]
 
 
 def opening_quote(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
