@@ -5,7 +5,7 @@
         --minimax-mmlu-pro <git dir> --gpt-oss-mmlu-pro <git dir> --r1-mmlu-pro <git dir> --mmmu <git dir> \
         --bbh <git dir> --math-v <git dir> --llama31-mmlu-pro <git dir> --simple-evals-ru <git dir> \
         --history-mmlu-pro <git dir> --theoremqa <git dir> --mathvista-local <git dir> \
-        --mathvista-internvl2 <git dir> --mathvista-gpt4o <git dir> [--queue FILE]
+        --mathvista-internvl2 <git dir> --mathvista-gpt4o <git dir> --datta-mmlu-pro <git dir> [--queue FILE]
 
 (--mmmu's snapshot gives both MMMU-Pro's GPT-4o runs and the MMMU validation example runs of the seventh batch.)
 
@@ -34,7 +34,8 @@ from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_p
                                       r1_distill_mmlu_pro_candidates, reasoning_trace_candidates,
                                       simple_evals_ru_candidates, zeroeval_candidates, history_mmlu_pro_candidates,
                                       theoremqa_candidates, mathvista_gpt4o_candidates,
-                                      mathvista_internvl2_candidates, mathvista_local_candidates)
+                                      mathvista_internvl2_candidates, mathvista_local_candidates,
+                                      datta_mmlu_pro_candidates)
 
 HERE = Path(__file__).parent
 HAND_LABELS = HERE / "hand_labels.jsonl"
@@ -49,14 +50,16 @@ PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm
                    "mmmupro-cot": 80, "mmmupro-direct": 25, "bbh-mc": 6, "bbh-int": 12,
                    "mathv-mc": 14, "mathv-int": 10, "llama31-mmlupro": 10,
                    "sevru-mmlupro": 18, "sevru-mgsm": 7, "mmmu-mc": 10, "mmmu-int": 10, "hist-mmlupro": 50,
-                   "theoremqa-int": 125, "theoremqa-mc": 20, "mvfork-mc": 80, "mvfork-int": 45}
+                   "theoremqa-int": 125, "theoremqa-mc": 20, "mvfork-mc": 80, "mvfork-int": 45,
+                   "datta-mmlupro": 12}
 HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100,
                   "mathvista-mc": 9, "mathvista-int": 4, "qwen3-mmlupro": 5,
                   "minimax-mmlupro": 3, "gptoss-mmlupro": 3, "r1-mmlupro": 3,
                   "mmmupro-cot": 15, "mmmupro-direct": 5, "bbh-mc": 3, "bbh-int": 5,
                   "mathv-mc": 5, "mathv-int": 4, "llama31-mmlupro": 4,
                   "sevru-mmlupro": 2, "sevru-mgsm": 1, "mmmu-mc": 2, "mmmu-int": 5, "hist-mmlupro": 6,
-                  "theoremqa-int": 20, "theoremqa-mc": 20, "mvfork-mc": 20, "mvfork-int": 10}
+                  "theoremqa-int": 20, "theoremqa-mc": 20, "mvfork-mc": 20, "mvfork-int": 10,
+                  "datta-mmlupro": 1}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
                       "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
@@ -64,7 +67,7 @@ LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "g
                       "mathv-mc": 0, "mathv-int": 0, "llama31-mmlupro": 0,
                       "sevru-mmlupro": 0, "sevru-mgsm": 0, "mmmu-mc": 0, "mmmu-int": 0,
                       "hist-mmlupro": 0, "theoremqa-int": 0,
-                      "theoremqa-mc": 0, "mvfork-mc": 0, "mvfork-int": 0}
+                      "theoremqa-mc": 0, "mvfork-mc": 0, "mvfork-int": 0, "datta-mmlupro": 0}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
@@ -76,9 +79,12 @@ NINTH_BATCH = ("mvfork-mc", "mvfork-int")
 # TheoremQA's multiple-choice questions (17 per model) are all taken; their plain rule wants the letter alone, so the
 # two-letter and option-text checks of the earlier batches have nothing to catch there.
 TENTH_BATCH = ("theoremqa-int", "theoremqa-mc")
+# One MMLU-Pro fork's own runs (DeepSeek-R1 with its thinking, Llama-3.1, Llama-3.3, an unnamed model); one stratum
+# per model and subject, 12 plain and 1 hard response each.
+TWELFTH_BATCH = ("datta-mmlupro",)
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
                    "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH,
-                   *TENTH_BATCH)
+                   *TENTH_BATCH, *TWELFTH_BATCH)
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -145,6 +151,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return _theoremqa_plain(c)
     if c.id.startswith(NINTH_BATCH):
         return _mathvista_fork_plain(c)
+    if c.id.startswith(TWELFTH_BATCH):
+        return _own_answer_plain(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -206,6 +214,29 @@ def _thinking_plain(c: Candidate) -> tuple[str, Any, str | None]:
     said = {m.group(1) for m in _ANSWER_IS.finditer(c.response, max(cut, 0))}
     if c.id.startswith("r1-mmlupro:"):
         said |= {m.group(1) for m in _ANSWER_LINE.finditer(c.response, max(cut, 0))}
+    if len(said) == 1 and c.hint in said and c.hint in (c.letters or []):
+        return "plain", c.hint, None
+    return "hard", None, None
+
+
+def _answer_part(c: Candidate) -> str | None:
+    """The text a reply commits to: after a thinking model's last `</think>` (None while it is still thinking), up
+    to a made-up next few-shot question."""
+    cut = c.response.rfind("</think>")
+    if cut < 0 and c.reasoning_model:
+        return None
+    own = c.response[max(cut, 0):]
+    nxt = _NEXT_QUESTION.search(own)
+    return own[:nxt.start()] if nxt else own
+
+
+def _own_answer_plain(c: Candidate) -> tuple[str, Any, str | None]:
+    """The twelfth batch: plain when every "answer is (X)" of the committed text names one letter, equal to the
+    source's `pred`, and the text holds no made-up next question (a person reads those)."""
+    own = _answer_part(c)
+    if own is None or not c.response.rstrip().endswith(own.rstrip()):
+        return "hard", None, None  # still thinking, or a made-up next question follows
+    said = {m.group(1) for m in _ANSWER_IS.finditer(own)}
     if len(said) == 1 and c.hint in said and c.hint in (c.letters or []):
         return "plain", c.hint, None
     return "hard", None, None
@@ -529,6 +560,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="git dir of Da-Emp66/MathVistaForkForLocalModels (SophiaVL-R1 and InternVL3 runs)")
     ap.add_argument("--mathvista-internvl2", type=Path, required=True, help="git dir of LCL-1729/MathVistaInternEval")
     ap.add_argument("--mathvista-gpt4o", type=Path, required=True, help="git dir of chengshenge/MathVista")
+    ap.add_argument("--datta-mmlu-pro", type=Path, required=True, help="git dir of ishaandatta/MMLU-Pro")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
@@ -543,7 +575,8 @@ def main(argv: list[str] | None = None) -> None:
                   *history_mmlu_pro_candidates(args.history_mmlu_pro), *theoremqa_candidates(args.theoremqa),
                   *mathvista_local_candidates(args.mathvista_local),
                   *mathvista_internvl2_candidates(args.mathvista_internvl2),
-                  *mathvista_gpt4o_candidates(args.mathvista_gpt4o)]
+                  *mathvista_gpt4o_candidates(args.mathvista_gpt4o),
+                  *datta_mmlu_pro_candidates(args.datta_mmlu_pro)]
     chosen = select(candidates)
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
@@ -562,6 +595,9 @@ def main(argv: list[str] | None = None) -> None:
             queue.append(c)
         elif status == "plain" and c.id.startswith(EIGHTH_BATCH) and _letter_with_other_text(c):
             queue.append(c)
+        elif status == "plain" and c.id.startswith(TWELFTH_BATCH) \
+                and (_TWO_LETTER_STATEMENT.search(_answer_part(c) or "") or _letter_with_other_text(c)):
+            queue.append(c)  # checked after sampling, so the sample and its split stay as drawn
         elif status == "plain":
             kept.append((c, label, why, "plain rules, agreeing with the source", batch))
         else:

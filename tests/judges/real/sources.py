@@ -797,3 +797,33 @@ def mathvista_internvl2_candidates(repo: Path) -> Iterator[Candidate]:
 
 def mathvista_gpt4o_candidates(repo: Path) -> Iterator[Candidate]:
     return mathvista_fork_candidates(repo, (MATHVISTA_GPT4O_RUN,))
+
+
+# --- ishaandatta/MMLU-Pro (a fork of TIGER-AI-Lab/MMLU-Pro, Apache-2.0): the owner's own runs in output/ ---
+# The owner's parallel evaluation script sends MMLU-Pro's 5-shot chain-of-thought prompt ("The answer is (X)") as
+# one user turn to a local OpenAI-compatible server (temperature 0.6); the folder names the model: a DeepSeek-R1
+# run whose responses hold the thinking (`<think>...</think>`), Llama-3.1 and Llama-3.3 runs, and "output_parallel",
+# whose model the files do not name. The copies of the original's eval_results/ zips are not used (the corpus has
+# them from TIGER-AI-Lab/MMLU-Pro). Files missing from the snapshot (too large) are not listed.
+DATTA_MMLU_REPO = "ishaandatta/MMLU-Pro"
+DATTA_MMLU_COMMIT = "edc305ec895fc8a378f3f3099f8308cbad7bb0bb"
+_ALL_SUBJECTS = ("biology", "business", "chemistry", "computer science", "economics", "engineering", "health",
+                 "history", "law", "math", "other", "philosophy", "physics", "psychology")
+DATTA_MMLU_RUNS = (
+    ("output_deepseekR1", "DeepSeek-R1 (local run)", "DeepSeek-R1", True,
+     ("biology", "computer science", "health", "history", "other", "philosophy", "psychology")),
+    ("output_llama31", "Llama-3.1 (local run)", "Llama", False, _ALL_SUBJECTS),
+    ("output_llama33", "Llama-3.3 (local run)", "Llama", False, tuple(s for s in _ALL_SUBJECTS if s != "law")),
+    ("output_parallel", "unnamed model (output_parallel)", "unnamed", False, _ALL_SUBJECTS),
+)
+DATTA_MMLU_FILES = tuple(
+    ForkFile(DATTA_MMLU_COMMIT, f"output/{folder}/{subject}_result.json", subject, model, family, reasoning)
+    for folder, model, family, reasoning, subjects in DATTA_MMLU_RUNS for subject in subjects)
+
+
+def datta_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    for c in mmlu_pro_fork_candidates(
+            repo, DATTA_MMLU_REPO, "datta-mmlupro", DATTA_MMLU_FILES,
+            '5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt) in one chat turn'):
+        c.extra["option_texts"] = c.choices  # for the after-sampling check of a letter given with another option's words
+        yield c
