@@ -709,6 +709,10 @@ _NON_ANSWER_RE = re.compile(
     r"\b(?:none\s+of\s+the\s+(?:given\s+|provided\s+|listed\s+|above\s+|answer\s+)?(?:options|choices)"
     r"|not\s+(?:among|in|listed\s+in|provided\s+in|one\s+of)\s+the\s+(?:given\s+|provided\s+|listed\s+)?"
     r"(?:options|choices)|but\s+(?:this|that|it)\s+is\s+not\s+the\s+(?:correct|right)\s+answer)", _I)
+# A verdict against an option or a value, in the passage a loop repeats.
+_REJECTS_RE = re.compile(r"\b(?:is|are)[ \t]+(?:not[ \t]+(?:correct|right|the[ \t]+(?:correct|right)[ \t]+answer)|incorrect|wrong)\b", _I)
+_LOOP_UNIT_CHARS = 400
+
 # A second bracketed letter joined to the one read: "(c) or (d)", "(A) and (C)" (lower case as models write it).
 _PAIRED_AFTER_RE = re.compile(r"[)\]]?[*_]*[ \t]*(?:,[ \t]*)?(?i:or|and|&)[ \t]+(?:(?i:option|choice)[ \t]+)?[*_]*"
                               r"\((?P<other>[A-Za-z])\)(?![A-Za-z0-9])")
@@ -792,11 +796,15 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
         return GpqaReading(None, None, "think block not closed" if think_open else None)
     start, end, letter, via = best
     deadline.check("reading the answer")
-    if ends_unfinished(text):
-        looping = loop_start(text)
-        if looping is not None and start < looping and _names_a_letter(text[looping:looping + 400], valid):
-            # cut off in a loop ("..., so (H) is incorrect." over and over): the model never finished its walk
-            return GpqaReading(None, None, f"cut off in a loop after {letter}")
+    looping = loop_start(text)
+    if looping is not None and start < looping and ends_unfinished(text) and \
+            _names_a_letter(text[looping:looping + 400], valid):
+        # cut off in a loop ("..., so (H) is incorrect." over and over): the model never finished its walk
+        return GpqaReading(None, None, f"cut off in a loop after {letter}")
+    if looping is not None and start >= looping and _REJECTS_RE.search(text, looping, looping + _LOOP_UNIT_CHARS):
+        # the letter is inside a loop that keeps rejecting ('... is "G. Insects" is not correct, but ...', "A1's share:
+        # ... is not correct."): the last turn, cut off, lacks its own verdict, or is the next turn's first letter
+        return GpqaReading(None, None, f"cut off in a loop that rejects {letter}")
     if retracted_after(text, end):
         return GpqaReading(None, None, f"answer {letter} retracted afterwards")
     hedge = hedge_around(text, start, end, letter, valid)

@@ -61,3 +61,17 @@ def test_two_bracketed_letters_given_together_are_no_answer(response):
 ])
 def test_a_unit_glued_to_the_number(response, value):
     assert read_aime(response).value == value
+
+
+# A loop that keeps rejecting something, cut off by the token limit (Llama-3.1 on MMLU-Pro, tests/judges/real): the
+# letter inside it is no answer, whether the last turn lost its verdict or is the next turn's first letter.
+@pytest.mark.parametrize("response", [
+    "Let's see.\n\n" + "the nearest option is \"G. Insects\" is not correct, but " * 12 + "the nearest option is \"G.",
+    "Let's see.\n\n" + "   B2's part: $4,000 + $1,500 is not correct.\n\n   Work out each part again.\n\n" * 10 + "   B",
+])
+def test_a_letter_inside_a_loop_that_rejects_is_no_answer(response):
+    assert read_letter(response, tuple("ABCDEFGH")).letter is None
+
+
+def test_a_loop_that_repeats_its_answer_still_answers():
+    assert read_letter("Done.\n\n" + "The answer is (C).\n" * 30 + "The answer is (", tuple("ABCD")).letter == "C"
