@@ -575,6 +575,8 @@ def main(argv: list[str] | None = None) -> None:
             queue.append(c)
         elif status == "plain" and c.id.startswith(EIGHTH_BATCH) and _letter_with_other_text(c):
             queue.append(c)
+        elif status == "plain" and c.id.startswith(ELEVENTH_BATCH) and _fork_text_conflict(c, c.response):
+            queue.append(c)  # a letter given with another option's words (checked after sampling, like the above)
         elif status == "plain":
             kept.append((c, label, why, "plain rules, agreeing with the source", batch))
         else:
