@@ -1,11 +1,8 @@
 """The rules readers on the real-output corpus (tests/judges/real/): today's figures as a floor.
 
-Issue 20's targets (wrong <= 0.2%, misses <= 1% on both splits) are not met since the tenth batch (TheoremQA's 5-shot
-runs of base models that go on writing made-up problems): tuning 27 wrong in 4,782 (0.56%), 50 misses (1.05%); held-out
-8 wrong in 1,179 (0.68%), 23 misses (1.95%). The reader is unchanged (rules-v9); these bounds are what it reaches now
-(docs/grading.md), so any regression fails. Tighten them as the readers improve.
-With the twelfth batch (ishaandatta/MMLU-Pro's own runs, reader unchanged at rules-v10): tuning 5,672, 0 wrong, 22 misses
-(0.39%), 9 false; held-out 1,423, 2 wrong (0.14%), 20 misses (1.41%), 6 false (measured once, at the end, counts only).
+Issue 20's targets are wrong <= 0.2% and misses <= 1% on both splits; the bounds below are what the readers reach now
+(docs/grading.md, figures table), so any regression fails. Tighten them as the readers improve; the held-out split is
+measured once at the end of each round, counts only.
 """
 from __future__ import annotations
 
@@ -16,7 +13,7 @@ import pytest
 from tests.judges.real.measure import load, measure
 
 # split: (records, most wrong answers, most misses, most answers where the label has none)
-FLOOR = {"tuning": (5672, 0, 22, 7), "heldout": (1423, 2, 20, 6)}
+FLOOR = {"tuning": (6305, 1, 32, 10), "heldout": (1581, 3, 21, 7)}
 
 
 @pytest.mark.parametrize("split", FLOOR)

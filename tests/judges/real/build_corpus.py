@@ -27,6 +27,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from tests.judges.real import eleventh_batch
 from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_pro_candidates,
                                       gsm_solution_candidates, llama31_mmlu_pro_candidates, math_v_candidates,
                                       mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
@@ -79,12 +80,18 @@ NINTH_BATCH = ("mvfork-mc", "mvfork-int")
 # TheoremQA's multiple-choice questions (17 per model) are all taken; their plain rule wants the letter alone, so the
 # two-letter and option-text checks of the earlier batches have nothing to catch there.
 TENTH_BATCH = ("theoremqa-int", "theoremqa-mc")
+# More responses from ten sources already used, none sampled before (eleventh_batch.py); one stratum per source.
+ELEVENTH_BATCH = eleventh_batch.PREFIXES
 # One MMLU-Pro fork's own runs (DeepSeek-R1 with its thinking, Llama-3.1, Llama-3.3, an unnamed model); one stratum
 # per model and subject, 12 plain and 1 hard response each.
 TWELFTH_BATCH = ("datta-mmlupro",)
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
                    "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH,
-                   *TENTH_BATCH, *TWELFTH_BATCH)
+                   *TENTH_BATCH, *ELEVENTH_BATCH, *TWELFTH_BATCH)
+for _source in eleventh_batch.PLAIN:
+    PLAIN_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.PLAIN[_source]
+    HARD_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.HARD[_source]
+    LETTERED_PER_MODEL[eleventh_batch.PREFIX + _source] = 0
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -133,6 +140,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
 
     Integer answers are read from the JSON "answer" field (ZeroEval) or the final "A: ..." line (GSM8K paper).
     """
+    if c.id.startswith(ELEVENTH_BATCH):
+        return plain_label(eleventh_batch.original(c))  # the same rules as its source's earlier batch
     if c.id.startswith("mathvista-"):
         return _mathvista_plain(c)
     if c.id.startswith(("qwen3-mmlupro:", "r1-mmlupro:")):
@@ -462,6 +471,8 @@ def _unwrap(boxed: str) -> str:
 
 def _stratum(c: Candidate) -> str:
     prefix = c.id.split(":", 1)[0]
+    if prefix in ELEVENTH_BATCH:
+        return prefix  # the eleventh batch samples each source as a whole
     subset = c.extra.get("subset")  # one stratum per source file where a model has several
     return f"{prefix}:{c.model}" + (f":{subset}" if subset else "")
 
@@ -488,7 +499,8 @@ def select(candidates: list[Candidate]) -> list[tuple[Candidate, str, Any, str |
     chosen = []
     for stratum, group in sorted(by_stratum.items()):
         source = stratum.split(":", 1)[0]
-        rng = random.Random(f"{SEED}:{stratum}")
+        seed = eleventh_batch.SEED if source in ELEVENTH_BATCH else SEED
+        rng = random.Random(f"{seed}:{stratum}")
         labelled = [(c, *plain_label(c)) for c in group]
         plain = [x for x in labelled if x[1] == "plain"]
         hard = [x for x in labelled if x[1] == "hard"]
@@ -578,6 +590,7 @@ def main(argv: list[str] | None = None) -> None:
                   *mathvista_gpt4o_candidates(args.mathvista_gpt4o),
                   *datta_mmlu_pro_candidates(args.datta_mmlu_pro)]
     chosen = select(candidates)
+    chosen += select(eleventh_batch.candidates(candidates, [x[0] for x in chosen]))
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
     queue = []
@@ -590,7 +603,7 @@ def main(argv: list[str] | None = None) -> None:
         elif c.id in hand:
             kept.append((c, hand[c.id]["label"], hand[c.id].get("why"), "read by hand", batch))
         elif status == "plain" and c.id.startswith((*FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH,
-                                                    *NINTH_BATCH)) \
+                                                    *NINTH_BATCH, *ELEVENTH_BATCH)) \
                 and _TWO_LETTER_STATEMENT.search(c.response):
             queue.append(c)
         elif status == "plain" and c.id.startswith(EIGHTH_BATCH) and _letter_with_other_text(c):
@@ -598,6 +611,8 @@ def main(argv: list[str] | None = None) -> None:
         elif status == "plain" and c.id.startswith(TWELFTH_BATCH) \
                 and (_TWO_LETTER_STATEMENT.search(_answer_part(c) or "") or _letter_with_other_text(c)):
             queue.append(c)  # checked after sampling, so the sample and its split stay as drawn
+        elif status == "plain" and c.id.startswith(ELEVENTH_BATCH) and _fork_text_conflict(c, c.response):
+            queue.append(c)  # a letter given with another option's words (checked after sampling, like the above)
         elif status == "plain":
             kept.append((c, label, why, "plain rules, agreeing with the source", batch))
         else:
