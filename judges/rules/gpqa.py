@@ -25,7 +25,7 @@ from judges.rules.thinking import closed_thinking, unsettled
 from judges.rules.unanswered import asks_for_the_question
 from judges.rules.invented_problem import before_invented_problem
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_equal, options_named,
-                                      quotes_own_option)
+                                      quotes_own_option, tokens)
 
 PARSER_VERSION = "gpqa-v10"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
@@ -509,7 +509,7 @@ def _occurrences(low: str, word: str, limit: int | None = None) -> list[tuple[in
 _CLOSING_TAIL_RE = re.compile(r"[\s$.\\\])*_]*")
 # "Answer: None of the above (none of the options match 100 m/s)": a statement that the answer is no option; the
 # option text it goes on to quote is the value it found, not its choice (simple-evals runs, tests/judges/real).
-_NO_OPTION_RE = re.compile(r"[\s*_\"“'‘]*none\b(?:[ \t]+of[ \t]+(?:the[ \t]+)?(?:above|these|options|choices|answers|given))?",
+_NO_OPTION_RE = re.compile(r"[\s*_\"“'‘(\[]*none\b(?:[ \t]+of[ \t]+(?:the[ \t]+)?(?:above|these|options|choices|answers|given))?",
                            re.IGNORECASE)
 # A sentence that runs into the value after it ("... is", "... equals", "... =", "... the diagonal:"); one that
 # ended before the box ("Then n is found.") does not give the box as its value.
@@ -518,6 +518,19 @@ _STATES_VALUE_RE = re.compile(r"(?:\b(?:is|are|be|was|equals?|gives?)|[=:])$", _
 
 def _states_value(text: str, before_box: int) -> bool:
     return _STATES_VALUE_RE.search(text, max(0, before_box - 12), before_box) is not None
+
+
+def _restates(sentence: str, body: str | None) -> bool:
+    """Whether a sentence ends with the value of the box after it ("... code words is **24**." then \\boxed{24}):
+    the box restates the sentence's conclusion."""
+    said, value = _strip_stops(tokens(sentence)), _strip_stops(tokens(body or ""))
+    return bool(value) and said[-len(value):] == value
+
+
+def _strip_stops(seq: tuple[str, ...]) -> tuple[str, ...]:
+    while seq and seq[-1] in (".", "!", ",", ";"):
+        seq = seq[:-1]
+    return seq
 
 
 # What may stand between a lead-in and its boxed answer: spaces, markup and math openers ("\\[", "\\(", "$$").
@@ -561,7 +574,8 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
         segment = _statement_at(text, start)
         lead = sentence_before(text, boxed.get(start, start))
         committed = commits(lead)
-        closes = not committed and start == closing and _states_value(text, boxed[start]) and not negated(lead)
+        closes = not committed and start == closing and not negated(lead) and \
+            (_states_value(text, boxed[start]) or _restates(lead, bodies[start]))
         if segment and committed and start not in bodies and _NO_OPTION_RE.match(segment) and \
                 not any(_NO_OPTION_RE.match(o) for o in options):
             return None  # the latest statement says no option is right (unless an option itself says "none")
@@ -714,8 +728,9 @@ _REJECTS_RE = re.compile(r"\b(?:is|are)[ \t]+(?:not[ \t]+(?:correct|right|the[ \
 _LOOP_UNIT_CHARS = 400
 
 # A second bracketed letter joined to the one read: "(c) or (d)", "(A) and (C)" (lower case as models write it).
-_PAIRED_AFTER_RE = re.compile(r"[)\]]?[*_]*[ \t]*(?:,[ \t]*)?(?i:or|and|&)[ \t]+(?:(?i:option|choice)[ \t]+)?[*_]*"
-                              r"\((?P<other>[A-Za-z])\)(?![A-Za-z0-9])")
+# The first letter's own words may come between: "(B) 13 and (C) 26", "(A) apoptosis and (B) free radical injury".
+_PAIRED_AFTER_RE = re.compile(r"[)\]]?[*_]*(?:[ \t]+[^\s.!?;:()][^\n.!?;:()]{0,60}?)?[ \t]*(?:,[ \t]*)?(?i:or|and|&)[ \t]+"
+                              r"(?:(?i:option|choice)[ \t]+)?[*_]*\((?P<other>[A-Za-z])\)(?![A-Za-z0-9])")
 # Another parenthesised letter right before the one read, in the same list: "(E), and (G)".
 _LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*(?:,[ \t]*)?(?:and[ \t]+|or[ \t]+|&[ \t]*)?\(?$")
 # A later statement that gives two letters as the answer ("The answer is C and H."): no single answer stands.

@@ -298,6 +298,20 @@ def _from(spans: Spans, start: int) -> Spans:
 # first (the last in the text) and a long response costs one pass, not one check per occurrence.
 
 
+# A line of a walk through the options: "- **Option B:** True. ...", "Choice C - wrong because ...".
+_OPTION_LINE_RE = re.compile(r"\n[ \t]*(?:[-*•][ \t]+)?(?:\*\*|__)?(?i:option|choice)[ \t]+\(?(?P<letter>[A-Z])\b")
+_WALK_REACH = 600  # how far after the line the next option's line is looked for
+
+
+def _walks_options(text: str, at: int, letter: str, valid: set[str]) -> bool:
+    """Whether the letter at `at`, named as "Option X", is followed by another option's line: a walk through the
+    options ("**Step-by-Step Explanation:**\n- **Option A:** True.\n- **Option B:** True. ..."), not a choice."""
+    if not text[max(0, at - 40):at].lower().rstrip(" \t*_(").endswith(("option", "choice")):
+        return False
+    nxt = _OPTION_LINE_RE.search(text, at, at + _WALK_REACH)
+    return nxt is not None and nxt.group("letter") in valid and nxt.group("letter") != letter
+
+
 def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start: int = 0,
                  deadline: Deadline | None = None) -> Iterator[Candidate]:
     """Letters right after a lead-in: on the next line ("... is:\\n\\nC. text") or after a committing phrase.
@@ -325,7 +339,8 @@ def after_leadin(text: str, low: str, valid: set[str], labels: LabelLines, start
             continue
         if m.group("nl"):
             # The lead-in ends its line: the next line states the choice, unless it opens a list of options.
-            if labels.in_list(m.start("letter"), m.group("letter"), before=False):
+            if labels.in_list(m.start("letter"), m.group("letter"), before=False) or \
+                    _walks_options(text, m.start("letter"), m.group("letter"), valid):
                 continue
             yield m.start("letter"), m.end(), m.group("letter"), "lead-in line"
             continue

@@ -53,16 +53,17 @@ _MAX_OPTION_CHARS = 300  # how much text after a label is compared with its opti
 
 
 def yes_no_opening(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """The option a reply opening with "Yes"/"No" ("True"/"False") gives, when the options are exactly that pair
-    (a true-or-false statement answered "False. The statement is false because ...")."""
-    if len(options) != 2 or len(text) > SHORT_REPLY_CHARS:
-        return None
+    """The option a reply opening with "Yes"/"No" ("True"/"False") gives, when the options are that pair, perhaps with a
+    third ("Not enough evidence"): a true-or-false statement answered "False. The statement is false because ..."."""
+    if len(options) not in (2, 3) or len(text) > SHORT_REPLY_CHARS:
+        return None  # a third option may be "Not enough evidence" beside True and False
     m = _YES_NO_OPENING_RE.match(text)
     if m is None:
         return None
-    words = [" ".join(_strip_stop(tokens(o))) for o in options]
+    words = [" ".join(_strip_stop(tokens(o))) if tokens(o) else "" for o in options]
     word = m.group("word").lower()
-    return letters[words.index(word)] if tuple(sorted(words)) in _WORD_PAIRS and word in words else None
+    pair = next((p for p in _WORD_PAIRS if word in p), None)
+    return letters[words.index(word)] if pair and all(w in words for w in pair) else None
 
 
 def _strip_stop(seq: tuple[str, ...]) -> tuple[str, ...]:

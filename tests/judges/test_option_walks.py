@@ -1,0 +1,60 @@
+"""Shapes from the eleventh and twelfth corpus batches (R1 distills with their thinking skipped, GPT-4 and Qwen-VL on
+MathVista and MMMU, Gemini on MMLU-Pro; tests/judges/real): a walk through the options after the answer, two letters
+with their words, a bracketed non-answer, a box that restates the closing sentence, True/False beside a third option.
+Responses written here for the purpose, not copied."""
+from __future__ import annotations
+
+import pytest
+
+from judges.rules.gpqa import read_letter
+
+FOUR = tuple("ABCD")
+CLAIMS = ["It must be written down.", "It is spoken.", "It needs proof of harm.", "It is always a crime."]
+
+
+def test_a_walk_through_the_options_after_the_answer_is_not_a_choice():
+    response = ("The correct answer is B. Slander is defamation that is spoken.\n\n**Why the others fail:**\n\n"
+                "- **Option A:** False. Writing makes it libel.\n- **Option C:** True only for some categories.\n"
+                "- **Option D:** False. It is usually a civil wrong.")
+    assert read_letter(response, FOUR, CLAIMS).letter == "B"
+
+
+def test_one_option_line_after_a_lead_in_is_still_the_choice():
+    assert read_letter("Having weighed them all, my pick:\n\n- **Option C:** it needs proof of harm.", FOUR,
+                       CLAIMS).letter == "C"
+
+
+@pytest.mark.parametrize("response", [
+    "The diagonals come out as 13 and 26, so the correct answers are (B) 13 and (C) 26.",
+    "The changes seen in the muscle are (A) apoptosis and (B) free radical injury.",
+])
+def test_two_letters_each_with_its_words_are_no_answer(response):
+    assert read_letter(response, FOUR, ["apoptosis", "13", "26", "free radical injury"]).letter is None
+
+
+def test_a_bracketed_none_of_the_options_is_no_answer():
+    response = "Option C: 45,000 yards gives a loss.\n\nThe answer is (None of the options are correct)"
+    assert read_letter(response, FOUR, ["40,000 yards", "42,000 yards", "45,000 yards", "50,000 yards"]).letter is None
+
+
+def test_a_box_that_restates_the_closing_sentence():
+    response = ("4 x 3 x 2 x 1 = 24 ways to order four letters.\n\n**Answer:**\nThe number of code words is **24**."
+                "\n\n\\[\n\\boxed{24}\n\\]")
+    assert read_letter(response, FOUR, ["12", "18", "24", "36"]).letter == "C"
+
+
+def test_a_box_after_a_sentence_with_another_value_is_not_read_by_restating():
+    response = "We found 18 ways before removing repeats.\n\n\\[\n\\boxed{24}\n\\]"
+    assert read_letter(response, FOUR, ["12", "18", "24", "36"]).letter is None
+
+
+@pytest.mark.parametrize("response, letter", [
+    ("True. The picture is indeed the one the caption names.", "A"),
+    ("False. The caption names another painter.", "B"),
+])
+def test_true_or_false_opening_beside_a_third_option(response, letter):
+    assert read_letter(response, ("A", "B", "C"), ["True", "False", "Not enough evidence"]).letter == letter
+
+
+def test_a_true_opening_needs_both_words_among_the_options():
+    assert read_letter("True. It is the one named.", ("A", "B", "C"), ["True", "Maybe", "Unknown"]).letter is None
