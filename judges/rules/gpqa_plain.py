@@ -24,6 +24,8 @@ _COPULA_RE = re.compile(r"(?:\b(?:is(?:\s+(?:also|then|therefore|thus))?(?:\s+eq
 _EXPLAINS_RE = re.compile(r"[ \t*_]*(?:this|that|it)[ \t]+is[ \t]+(?:because|since|due|why)\b", re.IGNORECASE)
 _REASON_CLAUSE_RE = re.compile(r",[ \t]+(?:as|because|since|which|due|leading|given)\b", re.IGNORECASE)
 _THAT_RE = re.compile(r"that\s+", re.IGNORECASE)
+# A participle before a figure's label: "indicated by A", "labelled as B", "marked C".
+_MARKED_BY_RE = re.compile(r"^(?:indicated|labell?ed|marked|shown|denoted|represented)(?:[ \t]+(?:by|as|with))?[ \t]+", re.IGNORECASE)
 # "... is approximately 1.57": a value stated as approximate is still that option's value.
 _APPROXIMATELY_RE = re.compile(r"(?:approximately|about|around|roughly|nearly)\s+", re.IGNORECASE)
 _MAX_COPULAS = 3
@@ -185,16 +187,28 @@ def _predicate_options(sentence: str, letters: Sequence[str], options: Sequence[
         rest = _APPROXIMATELY_RE.sub("", rest, count=1) if _APPROXIMATELY_RE.match(rest) else rest
         if len(rest) > _MAX_PREDICATE_CHARS or negated(rest):
             return None
-        if rest in letters:
-            return rest  # "... is C." (upper case only: "is a" is an article)
+        label = _MARKED_BY_RE.sub("", rest, count=1)  # "... is indicated by A.": a label in the figure
+        if label in letters:
+            return label  # "... is C." (upper case only: "is a" is an article)
         said = _without_article(rest)
         found = [i for i, o in enumerate(options) if tokens(o) and _without_article(o) == said]
+        if not found and said:
+            # "the superior lobe" for the option "Superior lobes": the last word's plural is the same answer
+            found = [i for i, o in enumerate(options) if tokens(o) and _singular(_without_article(o)) == _singular(said)]
         if not found and len(said) >= 2 and said[-1].isalpha():
             # "... is 135 degrees.": a number option followed by its unit word
             found = [i for i, o in enumerate(options) if _NUMERIC_RE.fullmatch(o.strip()) and tokens(o) == said[:-1]]
         if found:
             return found
     return None
+
+
+def _singular(seq: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens with a plural "s" taken off the last word ("lobes" -> "lobe"; "gas", "class" stay)."""
+    last = seq[-1] if seq else ""
+    if len(last) > 3 and last.endswith("s") and not last.endswith("ss") and last.isalpha():
+        return (*seq[:-1], last[:-1])
+    return seq
 
 
 def _contains(seq: tuple[str, ...], part: tuple[str, ...]) -> bool:

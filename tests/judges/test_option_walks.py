@@ -58,3 +58,21 @@ def test_true_or_false_opening_beside_a_third_option(response, letter):
 
 def test_a_true_opening_needs_both_words_among_the_options():
     assert read_letter("True. It is the one named.", ("A", "B", "C"), ["True", "Maybe", "Unknown"]).letter is None
+
+
+def test_a_figure_label_after_a_participle():
+    response = "The pacemaker of the heart, the sinoatrial node, is indicated by B."
+    assert read_letter(response, FOUR, ["(A)", "(B)", "(C)", "(D)"]).letter == "B"
+
+
+@pytest.mark.parametrize("response, letter", [
+    ("The largest part of the lung is the superior lobe.", "C"),
+    ("The part that holds the heart is the cardiac notch.", "B"),
+])
+def test_a_closing_predicate_in_the_singular_of_a_plural_option(response, letter):
+    assert read_letter(response, FOUR, ["Inferior lobes", "Cardiac notch", "Superior lobes", "Middle lobe"]).letter == letter
+
+
+def test_the_exact_option_text_wins_over_its_plural():
+    assert read_letter("The largest part is the upper lobe.", FOUR,
+                       ["Upper lobe", "Upper lobes", "Lower lobe", "Notch"]).letter == "A"
