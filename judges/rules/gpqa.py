@@ -725,6 +725,7 @@ _NON_ANSWER_RE = re.compile(
     r"(?:options|choices)|but\s+(?:this|that|it)\s+is\s+not\s+the\s+(?:correct|right)\s+answer)", _I)
 # A verdict against an option or a value, in the passage a loop repeats.
 _REJECTS_RE = re.compile(r"\b(?:is|are)[ \t]+(?:not[ \t]+(?:correct|right|the[ \t]+(?:correct|right)[ \t]+answer)|incorrect|wrong)\b", _I)
+_REJECT_STEMS = ("correct", "right", "wrong", "CORRECT", "RIGHT", "WRONG", "Correct", "Wrong")  # a substring test first
 _LOOP_UNIT_CHARS = 400
 
 # A second bracketed letter joined to the one read: "(c) or (d)", "(A) and (C)" (lower case as models write it).
@@ -811,7 +812,10 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
         return GpqaReading(None, None, "think block not closed" if think_open else None)
     start, end, letter, via = best
     deadline.check("reading the answer")
-    looping = loop_start(text)
+    # Finding a loop costs ~50 us: it is looked for only when the text is cut off or a rejection is near the letter.
+    near = text[max(0, start - 2 * _LOOP_UNIT_CHARS):start + 2 * _LOOP_UNIT_CHARS]
+    near_rejection = any(w in near for w in _REJECT_STEMS) and _REJECTS_RE.search(near)
+    looping = loop_start(text) if near_rejection or ends_unfinished(text) else None
     if looping is not None and start < looping and ends_unfinished(text) and \
             _names_a_letter(text[looping:looping + 400], valid):
         # cut off in a loop ("..., so (H) is incorrect." over and over): the model never finished its walk
