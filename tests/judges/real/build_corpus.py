@@ -5,7 +5,8 @@
         --minimax-mmlu-pro <git dir> --gpt-oss-mmlu-pro <git dir> --r1-mmlu-pro <git dir> --mmmu <git dir> \
         --bbh <git dir> --math-v <git dir> --llama31-mmlu-pro <git dir> --simple-evals-ru <git dir> \
         --history-mmlu-pro <git dir> --theoremqa <git dir> --mathvista-local <git dir> \
-        --mathvista-internvl2 <git dir> --mathvista-gpt4o <git dir> --datta-mmlu-pro <git dir> [--queue FILE]
+        --mathvista-internvl2 <git dir> --mathvista-gpt4o <git dir> --datta-mmlu-pro <git dir> \
+        --tanay-mmlu-pro <git dir> [--queue FILE]
 
 (--mmmu's snapshot gives both MMMU-Pro's GPT-4o runs and the MMMU validation example runs of the seventh batch.)
 
@@ -36,7 +37,7 @@ from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_p
                                       simple_evals_ru_candidates, zeroeval_candidates, history_mmlu_pro_candidates,
                                       theoremqa_candidates, mathvista_gpt4o_candidates,
                                       mathvista_internvl2_candidates, mathvista_local_candidates,
-                                      datta_mmlu_pro_candidates)
+                                      datta_mmlu_pro_candidates, tanay_mmlu_pro_candidates)
 
 HERE = Path(__file__).parent
 HAND_LABELS = HERE / "hand_labels.jsonl"
@@ -53,6 +54,10 @@ PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm
                    "sevru-mmlupro": 18, "sevru-mgsm": 7, "mmmu-mc": 10, "mmmu-int": 10, "hist-mmlupro": 50,
                    "theoremqa-int": 125, "theoremqa-mc": 20, "mvfork-mc": 80, "mvfork-int": 45,
                    "datta-mmlupro": 12}
+# The thirteenth batch: per run (one stratum each; keys are "tanay-mmlupro:<model>") instead of per source.
+TANAY_PLAIN = {"Jamba-1.5-large": 240, "Jamba-1.5-mini (run 1)": 100, "Jamba-1.5-mini (run 2)": 220}
+TANAY_HARD = {"Jamba-1.5-large": 8, "Jamba-1.5-mini (run 1)": 8, "Jamba-1.5-mini (run 2)": 12}
+TANAY_GPT4O_PLAIN = 14  # every response of each short GPT-4o run (all are plain)
 HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k-paper": 3, "r1-traces": 100,
                   "mathvista-mc": 9, "mathvista-int": 4, "qwen3-mmlupro": 5,
                   "minimax-mmlupro": 3, "gptoss-mmlupro": 3, "r1-mmlupro": 3,
@@ -60,7 +65,7 @@ HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k
                   "mathv-mc": 5, "mathv-int": 4, "llama31-mmlupro": 4,
                   "sevru-mmlupro": 2, "sevru-mgsm": 1, "mmmu-mc": 2, "mmmu-int": 5, "hist-mmlupro": 6,
                   "theoremqa-int": 20, "theoremqa-mc": 20, "mvfork-mc": 20, "mvfork-int": 10,
-                  "datta-mmlupro": 1}
+                  "datta-mmlupro": 1, "tanay-mmlupro": 0}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
                       "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
@@ -68,7 +73,8 @@ LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "g
                       "mathv-mc": 0, "mathv-int": 0, "llama31-mmlupro": 0,
                       "sevru-mmlupro": 0, "sevru-mgsm": 0, "mmmu-mc": 0, "mmmu-int": 0,
                       "hist-mmlupro": 0, "theoremqa-int": 0,
-                      "theoremqa-mc": 0, "mvfork-mc": 0, "mvfork-int": 0, "datta-mmlupro": 0}
+                      "theoremqa-mc": 0, "mvfork-mc": 0, "mvfork-int": 0, "datta-mmlupro": 0,
+                      "tanay-mmlupro": 0}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
@@ -85,9 +91,12 @@ ELEVENTH_BATCH = eleventh_batch.PREFIXES
 # One MMLU-Pro fork's own runs (DeepSeek-R1 with its thinking, Llama-3.1, Llama-3.3, an unnamed model); one stratum
 # per model and subject, 12 plain and 1 hard response each.
 TWELFTH_BATCH = ("datta-mmlupro",)
+# Another MMLU-Pro copy's own runs (Jamba-1.5-large, Jamba-1.5-mini twice, five short GPT-4o runs); one stratum per
+# run; the same plain rule and after-sampling checks as the twelfth batch.
+THIRTEENTH_BATCH = ("tanay-mmlupro",)
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
                    "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH,
-                   *TENTH_BATCH, *ELEVENTH_BATCH, *TWELFTH_BATCH)
+                   *TENTH_BATCH, *ELEVENTH_BATCH, *TWELFTH_BATCH, *THIRTEENTH_BATCH)
 for _source in eleventh_batch.PLAIN:
     PLAIN_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.PLAIN[_source]
     HARD_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.HARD[_source]
@@ -160,7 +169,7 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return _theoremqa_plain(c)
     if c.id.startswith(NINTH_BATCH):
         return _mathvista_fork_plain(c)
-    if c.id.startswith(TWELFTH_BATCH):
+    if c.id.startswith((*TWELFTH_BATCH, *THIRTEENTH_BATCH)):
         return _own_answer_plain(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
@@ -486,6 +495,14 @@ def _names_a_letter(c: Candidate) -> bool:
     return c.shape == "gpqa" and bool(_ANSWER_IS.search(c.response) or _LETTER_MENTION.search(c.response))
 
 
+def _sample_sizes(source: str, stratum: str) -> tuple[int, int]:
+    """How many plain and hard responses a stratum gives: per source, but per run for the thirteenth batch."""
+    if source in THIRTEENTH_BATCH:
+        model = stratum.split(":", 1)[1]
+        return TANAY_PLAIN.get(model, TANAY_GPT4O_PLAIN), TANAY_HARD.get(model, 0)
+    return PLAIN_PER_MODEL[source], HARD_PER_MODEL[source]
+
+
 def select(candidates: list[Candidate]) -> list[tuple[Candidate, str, Any, str | None, str]]:
     """A fixed, seeded sample per (source, model): plain responses and responses a person must read.
 
@@ -504,8 +521,9 @@ def select(candidates: list[Candidate]) -> list[tuple[Candidate, str, Any, str |
         labelled = [(c, *plain_label(c)) for c in group]
         plain = [x for x in labelled if x[1] == "plain"]
         hard = [x for x in labelled if x[1] == "hard"]
-        first = rng.sample(plain, min(PLAIN_PER_MODEL[source], len(plain)))
-        first += rng.sample(hard, min(HARD_PER_MODEL[source], len(hard)))
+        n_plain, n_hard = _sample_sizes(source, stratum)
+        first = rng.sample(plain, min(n_plain, len(plain)))
+        first += rng.sample(hard, min(n_hard, len(hard)))
         taken = {x[0].id for x in first}
         lettered = [x for x in hard if x[0].id not in taken and _names_a_letter(x[0])]
         rng2 = random.Random(f"{SEED}:letters:{stratum}")
@@ -573,6 +591,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--mathvista-internvl2", type=Path, required=True, help="git dir of LCL-1729/MathVistaInternEval")
     ap.add_argument("--mathvista-gpt4o", type=Path, required=True, help="git dir of chengshenge/MathVista")
     ap.add_argument("--datta-mmlu-pro", type=Path, required=True, help="git dir of ishaandatta/MMLU-Pro")
+    ap.add_argument("--tanay-mmlu-pro", type=Path, required=True, help="git dir of tanaybaswa/mmlu-pro")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
@@ -589,8 +608,9 @@ def main(argv: list[str] | None = None) -> None:
                   *mathvista_internvl2_candidates(args.mathvista_internvl2),
                   *mathvista_gpt4o_candidates(args.mathvista_gpt4o),
                   *datta_mmlu_pro_candidates(args.datta_mmlu_pro)]
-    chosen = select(candidates)
-    chosen += select(eleventh_batch.candidates(candidates, [x[0] for x in chosen]))
+    earlier = select(candidates)
+    chosen = earlier + select(eleventh_batch.candidates(candidates, [x[0] for x in earlier]))
+    chosen += select(list(tanay_mmlu_pro_candidates(args.tanay_mmlu_pro)))  # after the eleventh: it sees none
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
     queue = []
@@ -608,7 +628,7 @@ def main(argv: list[str] | None = None) -> None:
             queue.append(c)
         elif status == "plain" and c.id.startswith(EIGHTH_BATCH) and _letter_with_other_text(c):
             queue.append(c)
-        elif status == "plain" and c.id.startswith(TWELFTH_BATCH) \
+        elif status == "plain" and c.id.startswith((*TWELFTH_BATCH, *THIRTEENTH_BATCH)) \
                 and (_TWO_LETTER_STATEMENT.search(_answer_part(c) or "") or _letter_with_other_text(c)):
             queue.append(c)  # checked after sampling, so the sample and its split stay as drawn
         elif status == "plain" and c.id.startswith(ELEVENTH_BATCH) and _fork_text_conflict(c, c.response):

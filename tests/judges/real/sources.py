@@ -827,3 +827,34 @@ def datta_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
             '5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt) in one chat turn'):
         c.extra["option_texts"] = c.choices  # for the after-sampling check of a letter given with another option's words
         yield c
+
+
+# --- tanaybaswa/mmlu-pro (a copy of TIGER-AI-Lab/MMLU-Pro with its Apache-2.0 license): the owner's own runs ---
+# evaluate_from_api.py there sends MMLU-Pro's 5-shot chain-of-thought prompt ("The answer is (X)") as one user turn,
+# temperature 0: AI21's Jamba-1.5-large and Jamba-1.5-mini (two runs of mini, in two folders) and five short GPT-4o
+# runs (a few questions per subject each), every file named <model>_<subject>_result_<run time>.json. The copies of
+# the original's eval_results/*.zip are not used (the corpus has them from TIGER-AI-Lab/MMLU-Pro).
+TANAY_MMLU_REPO = "tanaybaswa/mmlu-pro"
+TANAY_MMLU_COMMIT = "aa1b2223b022d7120b69b9a4b3a019efc53ed1d7"
+TANAY_MMLU_RUNS = (  # (folder, file-name model, run time, model as recorded here, family)
+    ("jamba_large_eval_results", "jamba-1.5-large", "20241128_105928", "Jamba-1.5-large", "Jamba"),
+    ("jamba_mini_eval_results", "jamba-1.5-mini", "20241128_103555", "Jamba-1.5-mini (run 1)", "Jamba"),
+    ("jamba_mini_2_eval_results", "jamba-1.5-mini", "20241128_104701", "Jamba-1.5-mini (run 2)", "Jamba"),
+    *(("eval_results", "gpt-4o", t, f"gpt-4o (run {t[-6:]})", "GPT")
+      for t in ("20241128_095624", "20241128_100410", "20241128_100808", "20241128_101335", "20241128_102306")),
+)
+
+
+def tanay_mmlu_pro_candidates(repo: Path) -> Iterator[Candidate]:
+    """The thirteenth batch: every result file of each run present at the commit, subject by subject."""
+    present = set(_git(repo, "ls-tree", "-r", "--name-only", TANAY_MMLU_COMMIT).decode().splitlines())
+    files = tuple(
+        ForkFile(TANAY_MMLU_COMMIT, f"{folder}/{name}_{subject}_result_{time}.json", subject, model, family, False)
+        for folder, name, time, model, family in TANAY_MMLU_RUNS for subject in _ALL_SUBJECTS
+        if f"{folder}/{name}_{subject}_result_{time}.json" in present)
+    for c in mmlu_pro_fork_candidates(
+            repo, TANAY_MMLU_REPO, "tanay-mmlupro", files,
+            '5-shot chain of thought ending "The answer is (X)" (MMLU-Pro prompt) in one chat turn, temperature 0'):
+        c.extra["option_texts"] = c.choices  # for the after-sampling check of a letter given with another option's words
+        c.extra.pop("subset")  # one stratum per run: the GPT-4o runs hold one or two questions per subject
+        yield c
