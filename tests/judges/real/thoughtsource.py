@@ -68,8 +68,8 @@ def _item_candidates(item: dict[str, Any], dataset: str, split: str, index: int,
         yield Candidate(
             id=f"{PREFIX}:{model}:{trigger}:{dataset}:{item['id']}", shape="gpqa", response=text, model=model,
             family=family, reasoning_model=False,
-            source={"repo": REPO, "path": path, "commit": COMMIT, "dataset": dataset, "split": split,
-                    "index": index, "generated_cot": k, "license": LICENSE},
+            source={"repo": REPO, "path": path, "member": f"{dataset}/{split}", "commit": COMMIT, "index": index,
+                    "field": f"generated_cot[{k}]", "license": LICENSE},
             letters=[chr(65 + j) for j in range(len(choices))], choices=choices,
             hint=extracted_letter(str(answers[0].get("answer") or "")), asked_format=ASKED[trigger],
             extra={"dropped_chars": dropped, "subset": trigger, "option_texts": choices})
