@@ -16,8 +16,8 @@ from judges.rules.gpqa_reach import GATED_CHARS, letter_reach, merge, starts_in
 from judges.rules.normalise import fullwidth, unicode_spaces
 from judges.rules.vocabulary import (ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS, CJK_ANSWER_WORDS, WRAPPER_RE_PART,
                                     alternation)
-from judges.rules.gpqa_plain import (closing_bracket, closing_predicate, label_after_copula, label_with_own_text,
-                                    opening_line_option, opening_predicate, opening_quote,
+from judges.rules.gpqa_plain import (ANY_LABEL_RE, closing_bracket, closing_letter, closing_predicate, label_after_copula,
+                                    label_with_own_text, opening_line_option, opening_predicate, opening_quote,
                                     yes_no_opening)
 from judges.rules.answer_hedges import hedge_around
 from judges.rules.outside_label import label_outside_choices
@@ -594,7 +594,10 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
         last = sentence_before(last, len(last.rstrip(" \t*_.!")))
     if last and (commits(last) or len(last) <= _PLAIN_LAST_CHARS and not negated(last)) and not ends_unfinished(text):
         found = option_in_text(last.strip("*_ \t"), options)
-        return letters[found] if found is not None else None
+        labels = {m.group(1) for m in ANY_LABEL_RE.finditer(last)}.intersection(letters)
+        if found is None or labels - {letters[found]}:
+            return None  # "... most like D. Monks in a monastery.": a label and another option's words
+        return letters[found]
     return None
 
 
@@ -603,7 +606,7 @@ _PLAIN_RULES = ((yes_no_opening, "yes/no"), (label_with_own_text, "label with it
                 (label_after_copula, "label after a copula"),
                 (closing_predicate, "closing predicate"), (closing_bracket, "closing bracket"),
                 (opening_predicate, "opening predicate"), (opening_quote, "opening quote"),
-                (opening_line_option, "opening line"))
+                (opening_line_option, "opening line"), (closing_letter, "closing letter"))
 
 
 def _normalise(text: str) -> str:
@@ -731,7 +734,7 @@ _LOOP_UNIT_CHARS = 400
 # A second bracketed letter joined to the one read: "(c) or (d)", "(A) and (C)" (lower case as models write it).
 # The first letter's own words may come between: "(B) 13 and (C) 26", "(A) apoptosis and (B) free radical injury".
 _PAIRED_AFTER_RE = re.compile(r"[)\]]?[*_]*(?:[ \t]+[^\s.!?;:()][^\n.!?;:()]{0,60}?)?[ \t]*(?:,[ \t]*)?(?i:or|and|&)[ \t]+"
-                              r"(?:(?i:option|choice)[ \t]+)?[*_]*\((?P<other>[A-Za-z])\)(?![A-Za-z0-9])")
+                              r"(?:(?i:option|choice)[ \t]+)?[*_]*(?:\((?P<other>[A-Za-z])|(?P<other_label>[A-Z]))\)(?![A-Za-z0-9])")
 # Another parenthesised letter right before the one read, in the same list: "(E), and (G)".
 _LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*(?:,[ \t]*)?(?:and[ \t]+|or[ \t]+|&[ \t]*)?\(?$")
 # A later statement that gives two letters as the answer ("The answer is C and H."): no single answer stands.
@@ -839,9 +842,10 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     if two and {two.group("one"), two.group("two")} <= valid and two.group("one") != two.group("two"):
         return GpqaReading(None, None, f"answers {two.group('one')} and {two.group('two')} after giving {letter}")
     paired = _PAIRED_AFTER_RE.match(text, end)
-    if paired and paired.group("other").upper() in valid and paired.group("other").upper() != letter:
-        # "The answer is (c) or (d).", "(a) and (b).": a second bracketed letter joined to the one read
-        return GpqaReading(None, None, f"{letter} and {paired.group('other').upper()} given together")
+    other = (paired.group("other") or paired.group("other_label")).upper() if paired else None
+    if other in valid and other != letter:
+        # "The answer is (c) or (d).", "(a) and (b).", "B) ... and C) ...": a second labelled letter joined to the one read
+        return GpqaReading(None, None, f"{letter} and {other} given together")
     listed = _LISTED_BEFORE_RE.search(text, max(0, start - 16), start)
     if listed and listed.group("other") in valid and listed.group("other") != letter:
         # "The correct options are (D), (E), and (G).", "(E) or (G)": several letters given together, no single answer

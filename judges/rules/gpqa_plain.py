@@ -18,7 +18,7 @@ _YES_NO_OPENING_RE = re.compile(r"[\s*_]*(?P<word>yes|no|true|false)[*_]*(?:[,.!
 # The two-option pairs such an opening word picks from.
 _WORD_PAIRS = (("no", "yes"), ("false", "true"))
 # The predicate of a closing statement: what follows its last "is", "is equal to", "equals", "=".
-_COPULA_RE = re.compile(r"(?:\b(?:is(?:\s+(?:also|then|therefore|thus))?(?:\s+equal\s+to)?|equals"
+_COPULA_RE = re.compile(r"(?:\b(?:(?:is|was)(?:\s+(?:also|then|therefore|thus))?(?:\s+equal\s+to)?|equals"
                         r"|(?:will|would)(?:\s+(?:most\s+)?likely)?(?:\s+be)?)\s|=|为|是)\s*",
                         re.IGNORECASE)  # "is 20°", "is also 60°", "∠MPB = 125°", "的值为 B", "will decrease", "would be"
 _EXPLAINS_RE = re.compile(r"[ \t*_]*(?:this|that|it)[ \t]+is[ \t]+(?:because|since|due|why)\b", re.IGNORECASE)
@@ -33,6 +33,7 @@ _MAX_REASON_CHARS = 400  # a closing sentence that gives a reason may follow the
 _ARTICLE_RE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
 # "(D) snake" inside a sentence: a bracketed label with text after it, not the first thing on its line; the
 # label may be bold ("Therefore, ∠AOE = **(B)** 110°.").
+_DOTTED_LABEL_RE = re.compile(r"(?<=[a-z,])[ \t]+(?:\*\*|__)?(?P<letter>[A-Z])\.(?:\*\*|__)?[ \t]+(?=\S)")
 _PAREN_LABEL_RE = re.compile(r"(?<=[^\s(])[ \t]+(?:\*\*|__)?\((?P<letter>[A-Z])\)(?:\*\*|__)?[ \t]+(?=\S)")
 # The end of a reply's first sentence: a stop before white space, or a line break.
 _FIRST_STOP_RE = re.compile(r"[.!?](?=\s)|\n")
@@ -47,6 +48,12 @@ SHORT_REPLY_CHARS = 400
 # A bracketed letter on its own after a sentence's full stop, ending its line: "... six**. (E)".
 _CLOSING_BRACKET_RE = re.compile(r"(?<=[.!])[ \t*_]+\((?P<letter>[A-Z])\)[ \t*_.]*$", re.MULTILINE)
 _CLOSING_BRACKET_REACH = 2000  # looked for near the end of the reply only
+# The reply's last characters: a letter after a full stop ("PCR. D."), or a letter and its bracket ("of D).").
+_CLOSING_LETTER_RE = re.compile(r"(?:(?P<stop>[.!][ \t]+)|(?<=[A-Za-z])[ \t])(?P<letter>[A-Z])(?:\.|(?P<bracket>\))\.?)[ \t*_]*\Z")
+# An option label in running text: "D. ", "(D) ", "D) ".
+ANY_LABEL_RE = re.compile(r"(?<![A-Za-z0-9])\(?([A-Z])[.)](?=[ \t]|$)")
+_LIST_REACH = 40
+_LIST_WORD_RE = re.compile(r"(?:\b(?:or|and)|,)[ \t]*\Z", re.IGNORECASE)
 _NOT_BEFORE_RE = re.compile(r"\b(?:not|never)\b|n't|n’t", re.IGNORECASE)
 _OTHER_LABEL_RE = re.compile(r"\((?-i:[A-Z])\)")  # another bracketed letter earlier in the sentence: a list
 _COPULA_LABEL_RE = re.compile(r"\b(?:is|was|are|were|be)[ \t]*(?::[ \t*_]*)?[*_]*\(?(?P<letter>[A-Z])[.)][ \t*_]+")
@@ -162,9 +169,9 @@ def opening_quote(text: str, letters: Sequence[str], options: Sequence[str]) -> 
     if len(body) > OPENING_REPLY_CHARS or ends_unfinished(body):
         return None
     stop = _FIRST_STOP_RE.search(body)
-    sentence = body[:stop.start()] if stop else body
-    if negated(sentence):
-        return None
+    sentence = body[:stop.start() + 1] if stop else body
+    if negated(sentence) or any(m.group(1) in letters for m in ANY_LABEL_RE.finditer(sentence)):
+        return None  # a labelled statement ("... like D. Monks in ...") is the label rules' to read
     named = options_named(sentence, options)
     if len(named) != 1:
         return None
@@ -220,6 +227,21 @@ def _without_article(text: str) -> tuple[str, ...]:
     return tokens(_ARTICLE_RE.sub("", text.strip(), count=1) if _ARTICLE_RE.match(text.strip()) else text)
 
 
+def closing_letter(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """A lone letter that ends the reply after a full stop ("... by PCR. D.") or closes its last sentence with its
+    label's bracket ("... lowering the world's amount of D)."): Flan-T5 and other models prompted with "A) ..." option
+    lines and no answer format (ThoughtSource, tests/judges/real)."""
+    m = _CLOSING_LETTER_RE.search(text, max(0, len(text) - 8))
+    if m is None or m.group("letter") not in letters:
+        return None
+    if m.group("stop"):
+        return m.group("letter")
+    before = text[max(0, m.start("letter") - _LIST_REACH):m.start("letter")]
+    if not m.group("bracket") or before.rfind("(") > before.rfind(")") or _LIST_WORD_RE.search(before):
+        return None  # "... the appropriate option (A, B, C, D, or E).": the letters listed, none chosen
+    return m.group("letter")
+
+
 def closing_bracket(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
     """ "So the time is **quarter past six**. (E)": a bracketed letter alone after a committing sentence."""
     found = None
@@ -231,12 +253,16 @@ def closing_bracket(text: str, letters: Sequence[str], options: Sequence[str]) -
 
 
 def label_with_own_text(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """ "... is (D) snake." in prose: a bracketed letter followed by its own option's text, closing the clause.
+    """ "... is (D) snake." in prose: a bracketed letter (or, near the end, "D." after a word) followed by its own
+    option's text, closing the clause.
 
     The last such pair decides; a list of options (each label opening its line) is never read. Only the
     last few bracketed labels are looked at, so a long run of them costs a bounded amount.
     """
     found = list(_PAREN_LABEL_RE.finditer(text))
+    # "... comparable to D. Factory workers in ...": an unbracketed label inside a sentence, near the end only
+    found += list(_DOTTED_LABEL_RE.finditer(text, max(0, len(text) - _CLOSING_BRACKET_REACH)))
+    found.sort(key=lambda m: m.start())
     for m in reversed(found[-_MAX_LABELS:]):
         letter = m.group("letter")
         if letter not in letters:

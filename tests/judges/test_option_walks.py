@@ -76,3 +76,47 @@ def test_a_closing_predicate_in_the_singular_of_a_plural_option(response, letter
 def test_the_exact_option_text_wins_over_its_plural():
     assert read_letter("The largest part is the upper lobe.", FOUR,
                        ["Upper lobe", "Upper lobes", "Lower lobe", "Notch"]).letter == "A"
+
+
+# Zero-shot replies to "A) ..." option lines with no answer format asked for (ThoughtSource's runs of Flan-T5 and
+# GPT-3.5-turbo, tests/judges/real).
+FIVE = tuple("ABCDE")
+SPECIMENS = ["blood", "urine", "saliva", "CSF", "stool"]
+
+
+@pytest.mark.parametrize("response, letter", [
+    ("The virus is found in the spinal fluid. A CSF sample confirms it by PCR. D.", "D"),
+    ("Warming oceans hold less gas. Global warming is lowering the world's amount of D).", "D"),
+    ("Cats ask for food when hungry. The cat kept asking, it was that time of day and it was C.", "C"),
+])
+def test_a_lone_letter_closing_the_reply(response, letter):
+    assert read_letter(response, FIVE, SPECIMENS).letter == letter
+
+
+@pytest.mark.parametrize("response", [
+    "Use the steps above and select the appropriate option (A, B, C, D, or E).",
+    "Both fit the symptoms, so choose between B and D).",
+    "The specimen is sent to the lab in tube D",  # no stop, no bracket: cut off mid-sentence
+])
+def test_a_closing_letter_in_a_list_or_unfinished_is_no_answer(response):
+    assert read_letter(response, FIVE, SPECIMENS).letter is None
+
+
+def test_two_labels_without_opening_brackets_given_together():
+    response = "Both widen the vessels.\n\nTherefore, the correct answers are B) urine and C) saliva."
+    assert read_letter(response, FIVE, SPECIMENS).letter is None
+
+
+WORKERS = ["Enslaved people in the colonies", "Monks in a monastery", "Sailors on a whaling ship",
+           "Factory workers in the Industrial Revolution"]
+
+
+def test_an_unbracketed_label_with_its_own_words_inside_a_sentence():
+    response = ("The young women in the letter are most like D. Factory workers in the Industrial Revolution. Both "
+                "worked long hours for low pay.")
+    assert read_letter(response, FOUR, WORKERS).letter == "D"
+
+
+def test_an_unbracketed_label_with_another_options_words_is_not_read():
+    response = "The young women in the letter are most like D. Monks in a monastery. Both lived apart."
+    assert read_letter(response, FOUR, WORKERS).letter is None
