@@ -6,7 +6,7 @@
         --bbh <git dir> --math-v <git dir> --llama31-mmlu-pro <git dir> --simple-evals-ru <git dir> \
         --history-mmlu-pro <git dir> --theoremqa <git dir> --mathvista-local <git dir> \
         --mathvista-internvl2 <git dir> --mathvista-gpt4o <git dir> --datta-mmlu-pro <git dir> \
-        --tanay-mmlu-pro <git dir> --thoughtsource <git dir> [--queue FILE]
+        --tanay-mmlu-pro <git dir> --thoughtsource <git dir> --tora <git dir> [--queue FILE]
 
 (--mmmu's snapshot gives both MMMU-Pro's GPT-4o runs and the MMMU validation example runs of the seventh batch.)
 
@@ -28,7 +28,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from tests.judges.real import eleventh_batch, fifteenth_batch, thoughtsource
+from tests.judges.real import eleventh_batch, fifteenth_batch, thoughtsource, tora
 from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_pro_candidates,
                                       gsm_solution_candidates, llama31_mmlu_pro_candidates, math_v_candidates,
                                       mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
@@ -53,7 +53,7 @@ PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm
                    "mathv-mc": 14, "mathv-int": 10, "llama31-mmlupro": 10,
                    "sevru-mmlupro": 18, "sevru-mgsm": 7, "mmmu-mc": 10, "mmmu-int": 10, "hist-mmlupro": 50,
                    "theoremqa-int": 125, "theoremqa-mc": 20, "mvfork-mc": 80, "mvfork-int": 45,
-                   "datta-mmlupro": 12, "tsource-mc": 60, fifteenth_batch.PREFIX: fifteenth_batch.PLAIN}
+                   "datta-mmlupro": 12, "tsource-mc": 60, fifteenth_batch.PREFIX: fifteenth_batch.PLAIN, "tora-gsm": 300}
 # The thirteenth batch: per run (one stratum each; keys are "tanay-mmlupro:<model>") instead of per source.
 TANAY_PLAIN = {"Jamba-1.5-large": 240, "Jamba-1.5-mini (run 1)": 100, "Jamba-1.5-mini (run 2)": 220}
 TANAY_HARD = {"Jamba-1.5-large": 8, "Jamba-1.5-mini (run 1)": 8, "Jamba-1.5-mini (run 2)": 12}
@@ -66,7 +66,7 @@ HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k
                   "sevru-mmlupro": 2, "sevru-mgsm": 1, "mmmu-mc": 2, "mmmu-int": 5, "hist-mmlupro": 6,
                   "theoremqa-int": 20, "theoremqa-mc": 20, "mvfork-mc": 20, "mvfork-int": 10,
                   "datta-mmlupro": 1, "tanay-mmlupro": 0, "tsource-mc": 10,
-                  fifteenth_batch.PREFIX: fifteenth_batch.HARD}
+                  fifteenth_batch.PREFIX: fifteenth_batch.HARD, "tora-gsm": 20}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
                       "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
@@ -76,7 +76,7 @@ LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "g
                       "hist-mmlupro": 0, "theoremqa-int": 0,
                       "theoremqa-mc": 0, "mvfork-mc": 0, "mvfork-int": 0, "datta-mmlupro": 0,
                       "tanay-mmlupro": 0, "tsource-mc": 0,
-                      fifteenth_batch.PREFIX: 0}
+                      fifteenth_batch.PREFIX: 0, "tora-gsm": 0}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
@@ -102,10 +102,13 @@ FOURTEENTH_BATCH = (thoughtsource.PREFIX,)
 # Two more ThoughtSource files (GPT-3.5-turbo and GPT-4, step-by-step and no trigger), none sampled before and none a
 # copy of a fourteenth-batch response; one stratum per model and prompt (fifteenth_batch.py).
 FIFTEENTH_BATCH = (fifteenth_batch.PREFIX,)
+# ToRA-70B and ToRA-Code-34B on GSM8K, tool-integrated (Python blocks and their output, then \boxed{}); one stratum per
+# model, 300 plain and 20 hard responses each (tora.py). Sampled from its own candidates, so no earlier sample moves.
+SIXTEENTH_BATCH = (tora.PREFIX,)
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
                    "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH,
                    *TENTH_BATCH, *ELEVENTH_BATCH, *TWELFTH_BATCH, *THIRTEENTH_BATCH, *FOURTEENTH_BATCH,
-                   *FIFTEENTH_BATCH)
+                   *FIFTEENTH_BATCH, *SIXTEENTH_BATCH)
 for _source in eleventh_batch.PLAIN:
     PLAIN_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.PLAIN[_source]
     HARD_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.HARD[_source]
@@ -182,6 +185,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return _own_answer_plain(c)
     if c.id.startswith((*FOURTEENTH_BATCH, *FIFTEENTH_BATCH)):
         return thoughtsource.plain_label(c)
+    if c.id.startswith(SIXTEENTH_BATCH):
+        return tora.plain_label(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -605,6 +610,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--datta-mmlu-pro", type=Path, required=True, help="git dir of ishaandatta/MMLU-Pro")
     ap.add_argument("--tanay-mmlu-pro", type=Path, required=True, help="git dir of tanaybaswa/mmlu-pro")
     ap.add_argument("--thoughtsource", type=Path, required=True, help="git dir of OpenBioLink/ThoughtSource")
+    ap.add_argument("--tora", type=Path, required=True, help="git dir of microsoft/ToRA")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
@@ -625,6 +631,7 @@ def main(argv: list[str] | None = None) -> None:
     chosen = earlier + select(eleventh_batch.candidates(candidates, [x[0] for x in earlier]))
     chosen += select(list(tanay_mmlu_pro_candidates(args.tanay_mmlu_pro)))  # after the eleventh: it sees none
     chosen += select(fifteenth_batch.candidates(args.thoughtsource, candidates, [x[0] for x in chosen]))  # drawn last
+    chosen += select(list(tora.candidates(args.tora)))  # its own strata and seeds: no earlier sample moves
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
     queue = []
