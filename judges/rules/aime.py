@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from itertools import islice
 
 from judges.rules import sympy_pool
-from judges.rules.aime_plain import closing_equation, closing_statement, one_number_reply, opening_statement
+from judges.rules.aime_plain import (closing_equation, closing_statement, one_number_reply, opening_count,
+                                     opening_statement)
 from judges.rules.deadline import Deadline, SampleTimeout
 from judges.rules.extract import (Boxed, boxed_from_last, committed_text, finditer_from_last, lower_same_length,
                                   retracted_after)
@@ -171,6 +172,9 @@ def _find_answer(text: str, deadline: Deadline) -> tuple[int, int, str, str] | s
             break
         body = box.body.strip()
         if body.lower().strip("$ ") not in _PLACEHOLDERS:
+            paired = _PAIRED_BOX_RE.search(text, max(0, box.start - _PAIRED_BOX_REACH), box.start)
+            if paired and paired.group("body").strip() != body:
+                return f"two boxed values together ({paired.group('body').strip()} and {body})"
             best = (box.start, box.end, body, "boxed")
             final = _final_box_before(text, body, islice(boxes, _RESTATED_REACH))
             if final is not None:
@@ -197,6 +201,10 @@ def _find_answer(text: str, deadline: Deadline) -> tuple[int, int, str, str] | s
     return best
 
 
+# A box right before the last one in the same sentence, joined by "and"/"or": "$\boxed{5}$ hours and $\boxed{20}$
+# minutes" gives two values, no single integer (ToRA on GSM8K, tests/judges/real).
+_PAIRED_BOX_RE = re.compile(r"\\boxed\{(?P<body>[^{}\n]{1,30})\}[^.!?\n\\]{0,30}?\b(?:and|or)\b[^.!?\n\\]{0,10}\Z")
+_PAIRED_BOX_REACH = 90
 _RESTATED_REACH = 8  # earlier boxes looked at for a final answer that a later box only restates a step of
 _FINAL_LABEL_RE = re.compile(r"(?:final[ \t]+answer|answer[ \t]+is)[ \t*_:]*(?:(?:\$\$?|\\\[|\\\()[ \t]*)?$", re.IGNORECASE)
 
@@ -328,7 +336,8 @@ def _read(response: str, deadline: Deadline) -> AimeReading:
         if closing is not None:  # "The age gap between the two people is 10 years."
             return AimeReading(closing, "closing statement", int(closing))
         plain = ((lambda t: one_number_reply(t, _VALUE_WORDS), "one-number reply"),
-                 (opening_statement, "opening statement"), (closing_equation, "closing equation"))
+                 (opening_statement, "opening statement"), (closing_equation, "closing equation"),
+                 (lambda t: opening_count(t, _VALUE_WORDS), "opening count"))
         for rule, via in plain:
             found_value = rule(text)
             if found_value is not None:

@@ -75,3 +75,32 @@ def test_a_letter_inside_a_loop_that_rejects_is_no_answer(response):
 
 def test_a_loop_that_repeats_its_answer_still_answers():
     assert read_letter("Done.\n\n" + "The answer is (C).\n" * 30 + "The answer is (", tuple("ABCD")).letter == "C"
+
+
+# Tool-integrated answers (ToRA on GSM8K, tests/judges/real): the code's output, then one closing sentence.
+OUTPUT = "```python\nprint(30 // 5 - 2)\n```\n```output\n4\n```\n"
+
+
+@pytest.mark.parametrize("response, value", [
+    (OUTPUT + "Four crates were unloaded on the second day.", 4),
+    (OUTPUT + "4 crates were unloaded on the second day.", 4),
+    (OUTPUT + "Twenty guests did not get a second plate.", 20),
+    (OUTPUT + "Two people accept the offer.", 2),
+])
+def test_a_closing_sentence_that_opens_with_its_count(response, value):
+    assert read_aime(response).value == value
+
+
+@pytest.mark.parametrize("response", [
+    OUTPUT + "Four crates were unloaded on the second day and 6 on the third.",  # two numbers
+    OUTPUT + "Four crates were unloaded if the truck came back.",  # hedged
+    OUTPUT + "3 more crates are needed.",  # "more" changes the value
+    OUTPUT + "Four crates were unloaded on the",  # cut off
+])
+def test_an_opening_count_that_does_not_state_one_value(response):
+    assert read_aime(response).value is None
+
+
+def test_two_boxed_values_joined_in_one_sentence_are_no_answer():
+    assert read_aime("It takes $\\boxed{5}$ hours and $\\boxed{20}$ minutes.").value is None
+    assert read_aime("So x = $\\boxed{4}$ and y = $\\boxed{4}$.").value == 4
