@@ -1,13 +1,9 @@
 """Builds the real-output corpus files from snapshots of the source repositories (see SOURCES.md).
 
-    python -m tests.judges.real.build_corpus --mmlu-pro <git dir> --zeroeval <git dir> --gsm8k <git dir> \
-        --traces <git dir> --mathvista <git dir> --qwen3-mmlu-pro <git dir> \
-        --minimax-mmlu-pro <git dir> --gpt-oss-mmlu-pro <git dir> --r1-mmlu-pro <git dir> --mmmu <git dir> \
-        --bbh <git dir> --math-v <git dir> --llama31-mmlu-pro <git dir> --simple-evals-ru <git dir> \
-        --history-mmlu-pro <git dir> --theoremqa <git dir> --mathvista-local <git dir> \
-        --mathvista-internvl2 <git dir> --mathvista-gpt4o <git dir> --datta-mmlu-pro <git dir> \
-        --tanay-mmlu-pro <git dir> --thoughtsource <git dir> --tora <git dir> [--queue FILE]
+    python -m tests.judges.real.build_corpus --mirrors DIR [--<source> <git dir> ...] [--queue FILE]
 
+--mirrors DIR finds every source's snapshot as DIR/<owner>+<name>/repo (SOURCE_REPOS below lists them); a
+--<source> option names one snapshot elsewhere.
 (--mmmu's snapshot gives both MMMU-Pro's GPT-4o runs and the MMMU validation example runs of the seventh batch.)
 
 Labels come from two places, never from judges.rules: an unambiguous response (one answer statement,
@@ -584,35 +580,37 @@ def record(c: Candidate, label: Any, why: str | None, method: str, split: str) -
     return d
 
 
+# Each source's option and its repository; --mirrors DIR finds them all as DIR/<owner>+<name>/repo.
+SOURCE_REPOS = {
+    "mmlu-pro": "TIGER-AI-Lab/MMLU-Pro", "zeroeval": "WildEval/ZeroEval", "gsm8k": "openai/grade-school-math",
+    "traces": "markyx316/LLM-Reasoning-Trace-Topology", "mathvista": "lupantech/MathVista",
+    "qwen3-mmlu-pro": "okuvshynov/MMLU-Pro", "minimax-mmlu-pro": "shihanqu/MMLU-Pro",
+    "gpt-oss-mmlu-pro": "yash-vardhansingh/MMLU-PRO", "r1-mmlu-pro": "HAOTIAN89/MMLU-Pro",
+    "mmmu": "MMMU-Benchmark/MMMU",  # MMMU-Pro and the MMMU validation example runs
+    "bbh": "suzgunmirac/BIG-Bench-Hard", "math-v": "mathllm/MATH-V", "llama31-mmlu-pro": "Jack-Lingjie/MMLU-Pro",
+    "simple-evals-ru": "kuk/simple-evals-ru", "history-mmlu-pro": "diegonoti/MMLU-Pro",
+    "theoremqa": "TIGER-AI-Lab/TheoremQA",
+    "mathvista-local": "Da-Emp66/MathVistaForkForLocalModels",  # SophiaVL-R1 and InternVL3 runs
+    "mathvista-internvl2": "LCL-1729/MathVistaInternEval", "mathvista-gpt4o": "chengshenge/MathVista",
+    "datta-mmlu-pro": "ishaandatta/MMLU-Pro", "tanay-mmlu-pro": "tanaybaswa/mmlu-pro",
+    "thoughtsource": "OpenBioLink/ThoughtSource", "tora": "microsoft/ToRA",
+}
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mmlu-pro", type=Path, required=True, help="git dir of TIGER-AI-Lab/MMLU-Pro")
-    ap.add_argument("--zeroeval", type=Path, required=True, help="git dir of WildEval/ZeroEval")
-    ap.add_argument("--gsm8k", type=Path, required=True, help="git dir of openai/grade-school-math")
-    ap.add_argument("--traces", type=Path, required=True, help="git dir of markyx316/LLM-Reasoning-Trace-Topology")
-    ap.add_argument("--mathvista", type=Path, required=True, help="git dir of lupantech/MathVista")
-    ap.add_argument("--qwen3-mmlu-pro", type=Path, required=True, help="git dir of okuvshynov/MMLU-Pro")
-    ap.add_argument("--minimax-mmlu-pro", type=Path, required=True, help="git dir of shihanqu/MMLU-Pro")
-    ap.add_argument("--gpt-oss-mmlu-pro", type=Path, required=True, help="git dir of yash-vardhansingh/MMLU-PRO")
-    ap.add_argument("--r1-mmlu-pro", type=Path, required=True, help="git dir of HAOTIAN89/MMLU-Pro")
-    ap.add_argument("--mmmu", type=Path, required=True,
-                    help="git dir of MMMU-Benchmark/MMMU (MMMU-Pro and the MMMU validation example runs)")
-    ap.add_argument("--bbh", type=Path, required=True, help="git dir of suzgunmirac/BIG-Bench-Hard")
-    ap.add_argument("--math-v", type=Path, required=True, help="git dir of mathllm/MATH-V")
-    ap.add_argument("--llama31-mmlu-pro", type=Path, required=True, help="git dir of Jack-Lingjie/MMLU-Pro")
-    ap.add_argument("--simple-evals-ru", type=Path, required=True, help="git dir of kuk/simple-evals-ru")
-    ap.add_argument("--history-mmlu-pro", type=Path, required=True, help="git dir of diegonoti/MMLU-Pro")
-    ap.add_argument("--theoremqa", type=Path, required=True, help="git dir of TIGER-AI-Lab/TheoremQA")
-    ap.add_argument("--mathvista-local", type=Path, required=True,
-                    help="git dir of Da-Emp66/MathVistaForkForLocalModels (SophiaVL-R1 and InternVL3 runs)")
-    ap.add_argument("--mathvista-internvl2", type=Path, required=True, help="git dir of LCL-1729/MathVistaInternEval")
-    ap.add_argument("--mathvista-gpt4o", type=Path, required=True, help="git dir of chengshenge/MathVista")
-    ap.add_argument("--datta-mmlu-pro", type=Path, required=True, help="git dir of ishaandatta/MMLU-Pro")
-    ap.add_argument("--tanay-mmlu-pro", type=Path, required=True, help="git dir of tanaybaswa/mmlu-pro")
-    ap.add_argument("--thoughtsource", type=Path, required=True, help="git dir of OpenBioLink/ThoughtSource")
-    ap.add_argument("--tora", type=Path, required=True, help="git dir of microsoft/ToRA")
+    for flag, repo in SOURCE_REPOS.items():
+        ap.add_argument(f"--{flag}", type=Path, help=f"git dir of {repo} (default: under --mirrors)")
+    ap.add_argument("--mirrors", type=Path,
+                    help="a folder holding each snapshot as <owner>+<name>/repo (what `fetch` writes)")
     ap.add_argument("--queue", type=Path, help="write sampled responses that still need a person here")
     args = ap.parse_args(argv)
+    for flag, repo in SOURCE_REPOS.items():
+        attr = flag.replace("-", "_")
+        if getattr(args, attr) is None:
+            if args.mirrors is None:
+                ap.error(f"--{flag} (git dir of {repo}) or --mirrors is required")
+            setattr(args, attr, args.mirrors / repo.replace("/", "+") / "repo")
     candidates = [*mmlu_pro_candidates(args.mmlu_pro), *zeroeval_candidates(args.zeroeval),
                   *gsm_solution_candidates(args.gsm8k), *reasoning_trace_candidates(args.traces),
                   *mathvista_candidates(args.mathvista), *qwen3_mmlu_pro_candidates(args.qwen3_mmlu_pro),
