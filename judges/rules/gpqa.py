@@ -25,7 +25,7 @@ from judges.rules.thinking import closed_thinking, unsettled
 from judges.rules.unanswered import asks_for_the_question
 from judges.rules.invented_problem import before_invented_problem
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_equal, options_named,
-                                      quotes_own_option, tokens)
+                                      quotes_own_option, strip_tail, tokens)
 
 PARSER_VERSION = "gpqa-v10"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
@@ -523,14 +523,8 @@ def _states_value(text: str, before_box: int) -> bool:
 def _restates(sentence: str, body: str | None) -> bool:
     """Whether a sentence ends with the value of the box after it ("... code words is **24**." then \\boxed{24}):
     the box restates the sentence's conclusion."""
-    said, value = _strip_stops(tokens(sentence)), _strip_stops(tokens(body or ""))
+    said, value = strip_tail(tokens(sentence)), strip_tail(tokens(body or ""))
     return bool(value) and said[-len(value):] == value
-
-
-def _strip_stops(seq: tuple[str, ...]) -> tuple[str, ...]:
-    while seq and seq[-1] in (".", "!", ",", ";"):
-        seq = seq[:-1]
-    return seq
 
 
 # What may stand between a lead-in and its boxed answer: spaces, markup and math openers ("\\[", "\\(", "$$").
@@ -681,8 +675,10 @@ def _block_with_options(text: str, start: int, letters: tuple[str, ...], options
         return None
     matching = []
     for head, end in zip(heads, heads[1:] + [len(text)]):
-        listed = {m.group("letter"): m.group("text") for m in _OPTION_LINE_RE.finditer(text, head, min(end, head + _OPTIONS_AHEAD_CHARS * 4))}
-        if all(letter in listed and option_starting(listed[letter], options) == i for i, letter in enumerate(letters)):
+        window = min(end, head + _OPTIONS_AHEAD_CHARS * 4)
+        listed = {m.group("letter"): m.group("text") for m in _OPTION_LINE_RE.finditer(text, head, window)}
+        if all(letter in listed and option_starting(listed[letter], options) == i
+               for i, letter in enumerate(letters)):
             matching.append((head, end))
     return text[matching[0][0]:matching[0][1]] if len(matching) == 1 else None
 

@@ -299,7 +299,7 @@ def _from(spans: Spans, start: int) -> Spans:
 
 
 # A line of a walk through the options: "- **Option B:** True. ...", "Choice C - wrong because ...".
-_OPTION_LINE_RE = re.compile(r"\n[ \t]*(?:[-*•][ \t]+)?(?:\*\*|__)?(?i:option|choice)[ \t]+\(?(?P<letter>[A-Z])\b")
+_WALK_LINE_RE = re.compile(r"\n[ \t]*(?:[-*•][ \t]+)?(?:\*\*|__)?(?i:option|choice)[ \t]+\(?(?P<letter>[A-Z])\b")
 _WALK_REACH = 600  # how far after the line the next option's line is looked for
 
 
@@ -308,7 +308,7 @@ def _walks_options(text: str, at: int, letter: str, valid: set[str]) -> bool:
     options ("**Step-by-Step Explanation:**\n- **Option A:** True.\n- **Option B:** True. ..."), not a choice."""
     if not text[max(0, at - 40):at].lower().rstrip(" \t*_(").endswith(("option", "choice")):
         return False
-    nxt = _OPTION_LINE_RE.search(text, at, at + _WALK_REACH)
+    nxt = _WALK_LINE_RE.search(text, at, at + _WALK_REACH)
     return nxt is not None and nxt.group("letter") in valid and nxt.group("letter") != letter
 
 

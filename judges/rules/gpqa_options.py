@@ -43,7 +43,7 @@ def _tokens(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN_RE.findall(text.lower()))
 
 
-def _strip_tail(seg: tuple[str, ...]) -> tuple[str, ...]:
+def strip_tail(seg: tuple[str, ...]) -> tuple[str, ...]:
     while seg and seg[-1] in (".", ",", ";", ":", "!", ")", "]"):
         seg = seg[:-1]
     return seg
@@ -69,7 +69,7 @@ def option_starting(segment: str, options: Sequence[str]) -> int | None:
     seg = tokens(segment)
     best: tuple[int, int] | None = None
     for i, opt in enumerate(options):
-        t = _strip_tail(tokens(opt))
+        t = strip_tail(tokens(opt))
         if t and seg[:len(t)] == t and (best is None or len(t) > best[1]):
             best = (i, len(t))
     return best[0] if best else None
@@ -77,7 +77,7 @@ def option_starting(segment: str, options: Sequence[str]) -> int | None:
 
 def quotes_own_option(segment: str, option: str) -> bool:
     """Whether a letter's quoted text agrees with its own option (whole, or an abbreviation of it)."""
-    seg, opt = _strip_tail(tokens(segment)), _strip_tail(tokens(option))
+    seg, opt = strip_tail(tokens(segment)), strip_tail(tokens(option))
     if not seg or not opt:
         return True
     return seg[:len(opt)] == opt or opt[:len(seg)] == seg
@@ -90,10 +90,10 @@ def options_named(segment: str, options: Sequence[str]) -> set[int]:
     separately; a short option (one or two tokens, such as "4") must open the segment, so a number
     inside a sentence is not read as that option.
     """
-    seg = _strip_tail(tokens(segment))
+    seg = strip_tail(tokens(segment))
     spans: list[tuple[int, int, int]] = []  # (start, end, option index)
     for i, opt in enumerate(options):
-        t = _strip_tail(tokens(opt))
+        t = strip_tail(tokens(opt))
         if not t:
             continue
         short = len(t) <= 2 and sum(len(x) for x in t) <= 4
@@ -111,8 +111,8 @@ def options_named(segment: str, options: Sequence[str]) -> set[int]:
 def options_equal(value: str, options: Sequence[str]) -> set[int]:
     """The options whose whole text is the value (a boxed answer): tokens compared whole, no option found
     inside a longer value."""
-    seg = _strip_tail(tokens(value))
-    return {i for i, opt in enumerate(options) if seg and _strip_tail(tokens(opt)) == seg}
+    seg = strip_tail(tokens(value))
+    return {i for i, opt in enumerate(options) if seg and strip_tail(tokens(opt)) == seg}
 
 
 def option_in_text(segment: str, options: Sequence[str]) -> int | None:
@@ -122,10 +122,10 @@ def option_in_text(segment: str, options: Sequence[str]) -> int | None:
     if len(named) != 1:
         return None
     found = named.pop()
-    seg = _strip_tail(tokens(segment))
-    mine = _strip_tail(tokens(options[found]))
+    seg = strip_tail(tokens(segment))
+    mine = strip_tail(tokens(options[found]))
     for i, option in enumerate(options):
-        t = _strip_tail(tokens(option))
+        t = strip_tail(tokens(option))
         if i != found and t and t[0].isalpha() and _find(seg, t) >= 0 and _find(mine, t) < 0:
             return None
     return found

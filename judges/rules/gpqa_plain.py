@@ -37,8 +37,8 @@ _DOTTED_LABEL_RE = re.compile(r"(?<=[a-z,])[ \t]+(?:\*\*|__)?(?P<letter>[A-Z])\.
 _PAREN_LABEL_RE = re.compile(r"(?<=[^\s(])[ \t]+(?:\*\*|__)?\((?P<letter>[A-Z])\)(?:\*\*|__)?[ \t]+(?=\S)")
 # The end of a reply's first sentence: a stop before white space, or a line break.
 _FIRST_STOP_RE = re.compile(r"[.!?](?=\s)|\n")
-OPENING_REPLY_CHARS = 800
-_MIN_QUOTED_WORDS = 4  # an option quoted inside a sentence must be a statement, not a word or a value  # an opening statement is read in short replies only, where the rest explains it
+OPENING_REPLY_CHARS = 800  # an opening statement is read in short replies only, where the rest explains it
+_MIN_QUOTED_WORDS = 4  # an option quoted inside a sentence must be a statement, not a word or a value
 _SENTENCE_END_RE = re.compile(r"[ \t*_]*(?:[.!;]|\n|$)")
 _MAX_PREDICATE_CHARS = 80
 _NUMERIC_RE = re.compile(r"-?\d+(?:\.\d+)?")
@@ -114,8 +114,7 @@ def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str])
         return found
     if found is None or len(found) != 1:
         return None
-    reply = tokens(before + part)
-    if any(_contains(reply, _without_article(o)) for i, o in enumerate(options) if i != found[0] and tokens(o)):
+    if _names_another(before + part, options, found[0]):
         return None  # another option's value stated too ("... is 60°. ... is 45°. ... is 25°.")
     return letters[found[0]]
 
@@ -138,8 +137,7 @@ def opening_predicate(text: str, letters: Sequence[str], options: Sequence[str])
             break
     if not isinstance(found, list) or len(found) != 1:
         return None
-    reply = tokens(body)
-    if any(_contains(reply, _without_article(o)) for i, o in enumerate(options) if i != found[0] and tokens(o)):
+    if _names_another(body, options, found[0]):
         return None
     return letters[found[0]]
 
@@ -155,8 +153,7 @@ def opening_line_option(text: str, letters: Sequence[str], options: Sequence[str
     if len(named) != 1:
         return None
     found = named.pop()
-    reply = tokens(body)
-    if any(_contains(reply, _without_article(o)) for i, o in enumerate(options) if i != found and tokens(o)):
+    if _names_another(body, options, found):
         return None
     return letters[found]
 
@@ -178,8 +175,7 @@ def opening_quote(text: str, letters: Sequence[str], options: Sequence[str]) -> 
     found = named.pop()
     if sum(t.isalpha() for t in tokens(options[found])) < _MIN_QUOTED_WORDS:
         return None  # a word or two inside a sentence is a mention, not a statement of the answer
-    reply = tokens(body)
-    if any(_contains(reply, _without_article(o)) for i, o in enumerate(options) if i != found and tokens(o)):
+    if _names_another(body, options, found):
         return None
     return letters[found]
 
@@ -218,6 +214,12 @@ def _singular(seq: tuple[str, ...]) -> tuple[str, ...]:
     return seq
 
 
+def _names_another(text: str, options: Sequence[str], found: int) -> bool:
+    """Whether the text states another option's words than the one found (articles aside)."""
+    said = tokens(text)
+    return any(_contains(said, _without_article(o)) for i, o in enumerate(options) if i != found and tokens(o))
+
+
 def _contains(seq: tuple[str, ...], part: tuple[str, ...]) -> bool:
     n = len(part)
     return n > 0 and any(seq[i:i + n] == part for i in range(len(seq) - n + 1))
@@ -231,6 +233,7 @@ def closing_letter(text: str, letters: Sequence[str], options: Sequence[str]) ->
     """A lone letter that ends the reply after a full stop ("... by PCR. D.") or closes its last sentence with its
     label's bracket ("... lowering the world's amount of D)."): Flan-T5 and other models prompted with "A) ..." option
     lines and no answer format (ThoughtSource, tests/judges/real)."""
+    text = text.rstrip()
     m = _CLOSING_LETTER_RE.search(text, max(0, len(text) - 8))
     if m is None or m.group("letter") not in letters:
         return None
