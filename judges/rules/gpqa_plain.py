@@ -104,12 +104,7 @@ def closing_predicate(text: str, letters: Sequence[str], options: Sequence[str])
         if not commits(sentence) or ends_unfinished(text):
             return None
         before = ""
-    # The whole sentence first; then without the reason a clause adds ("..., as it is prey for deer and wolf").
-    reason = _REASON_CLAUSE_RE.search(sentence)
-    for part in (sentence, sentence[:reason.start()]) if reason else (sentence,):
-        found = _predicate_options(part, letters, options)
-        if found is not None:
-            break
+    part, found = _sentence_predicate(sentence, letters, options)
     if isinstance(found, str):
         return found
     if found is None or len(found) != 1:
@@ -129,12 +124,7 @@ def opening_predicate(text: str, letters: Sequence[str], options: Sequence[str])
     stop = _FIRST_STOP_RE.search(body)
     if stop is None:
         return None  # one sentence: closing_predicate's case
-    sentence = body[:stop.start()]
-    reason = _REASON_CLAUSE_RE.search(sentence)
-    for part in (sentence, sentence[:reason.start()]) if reason else (sentence,):
-        found = _predicate_options(part, letters, options)
-        if found is not None:
-            break
+    _, found = _sentence_predicate(body[:stop.start()], letters, options)
     if not isinstance(found, list) or len(found) != 1:
         return None
     if _names_another(body, options, found[0]):
@@ -178,6 +168,17 @@ def opening_quote(text: str, letters: Sequence[str], options: Sequence[str]) -> 
     if _names_another(body, options, found):
         return None
     return letters[found]
+
+
+def _sentence_predicate(sentence: str, letters: Sequence[str], options: Sequence[str]) -> tuple[str, list[int] | str | None]:
+    """The part of the sentence read and what its predicate names: the whole sentence first, then without the reason
+    a clause adds ("..., as it is prey for deer and wolf")."""
+    reason = _REASON_CLAUSE_RE.search(sentence)
+    for part in (sentence, sentence[:reason.start()]) if reason else (sentence,):
+        found = _predicate_options(part, letters, options)
+        if found is not None:
+            return part, found
+    return part, None
 
 
 def _predicate_options(sentence: str, letters: Sequence[str], options: Sequence[str]) -> list[int] | str | None:
