@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from itertools import islice
 
 from judges.rules import sympy_pool
-from judges.rules.aime_plain import (closing_equation, closing_statement, one_number_reply, opening_count,
-                                     opening_statement)
+from judges.rules.aime_plain import (closing_equation, closing_statement, concluding_sentence, one_number_reply,
+                                     opening_count, opening_statement)
 from judges.rules.deadline import Deadline, SampleTimeout
 from judges.rules.extract import (Boxed, boxed_from_last, committed_text, finditer_from_last, lower_same_length,
                                   retracted_after)
@@ -16,7 +16,7 @@ from judges.rules.normalise import final_answer_text, fullwidth
 from judges.rules.numbers import MAX_ANSWER_CHARS, evaluate, integer_value, needs_sympy
 
 # Bump whenever a change can flip a verdict (grades of older runs then stay apart).
-PARSER_VERSION = "aime-v9"
+PARSER_VERSION = "aime-v10"
 TIME_LIMIT_S = 5.0  # per sample: reading the answer plus evaluating it; past it the sample is a judge_error
 _CHECK_EVERY = 64  # candidate answers examined between two looks at the clock
 
@@ -337,7 +337,8 @@ def _read(response: str, deadline: Deadline) -> AimeReading:
             return AimeReading(closing, "closing statement", int(closing))
         plain = ((lambda t: one_number_reply(t, _VALUE_WORDS), "one-number reply"),
                  (opening_statement, "opening statement"), (closing_equation, "closing equation"),
-                 (lambda t: opening_count(t, _VALUE_WORDS), "opening count"))
+                 (lambda t: opening_count(t, _VALUE_WORDS), "opening count"),
+                 (lambda t: concluding_sentence(t, _VALUE_WORDS), "concluding sentence"))
         for rule, via in plain:
             found_value = rule(text)
             if found_value is not None:

@@ -19,7 +19,7 @@ _WORD = "(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
 _VALUE = rf"(?P<n>{_INT}|(?i:{_WORD})\b)"
 # "... is 9.", "... is: 6", "... is **2013**", "... is 99%", "... is 10 years." (a unit may follow).
 _STATEMENT_RE = re.compile(
-    rf"(?:\b(?:is|are|was|were|equals|is\s+equal\s+to)|\b(?i:final\s+value))[ \t]*(?::[ \t]*)?[*_$]*{_VALUE}(?:\.0+(?=[*_$]*[.!]))?[*_$]*"
+    rf"(?:\b(?:is|are|was|were|equals|is\s+equal\s+to|would\s+be|will\s+be)|\b(?i:final\s+value))[ \t]*(?::[ \t]*)?[*_$]*{_VALUE}(?:\.0+(?=[*_$]*[.!]))?[*_$]*"
     r"(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_.!]*\Z")
 # "There are three objects left ...": a count opening a short reply's closing sentence.
 # A leading clause may come first: "After subtracting the cubes, there are 4 objects left."
@@ -46,6 +46,7 @@ _DETAIL_RE = re.compile(r"(?:with|as|since|because|which|given|meaning|based|acc
 # What makes a one-sentence reply no answer: a blank left to fill ("___"), or a contrast of two claims.
 _UNSURE_RE = re.compile(r"__|\b(?:but|however|while)\b", re.IGNORECASE)
 _SIGNED_NUMBER_RE = re.compile(r"(?:(?<![\w)\]}])[-−])?\d[\d,]*(?:\.\d+)?")  # "=-52", not the "-" of "5-year"
+_FIRST_VERB_RE = re.compile(r"\b(?:is|are|was|were|equals|would[ \t]+be|will[ \t]+be)\b")
 _COPULA_AFTER_RE = re.compile(r"\b(?:is|are|was|were|equals)\b")
 # A closing sentence that opens with a count and what it counts, then a verb: "Ten men can stay ...".
 _OPENING_COUNT_RE = re.compile(rf"[*_]*(?P<n>{_INT}|(?i:{_WORD})\b)[*_]*[ \t]+(?P<counted>[A-Za-z][A-Za-z'-]*(?:[ \t]+[A-Za-z][A-Za-z'-]*)?)"
@@ -112,9 +113,54 @@ def opening_count(text: str, value_words: set[str]) -> str | None:
     m = _OPENING_COUNT_RE.match(sentence) if sentence.endswith((".", "!")) else None
     if m is None or value_words.intersection(w.lower() for w in m.group("counted").split()):
         return None  # "5 times 4 is 20.", "3 more cookies ...": the words after the number change it
-    if _HEDGED_RE.search(_COUNTED_NEGATION_RE.sub(" ", sentence)) or _other_values(sentence, m.span("n")):
+    if _HEDGED_RE.search(_COUNTED_NEGATION_RE.sub(" ", sentence)):
         return None
-    return _integer(m.group("n"))
+    count = _integer(m.group("n"))
+    if _other_values(sentence, m.span("n")) and (count != _last_program_output(body) or _SECOND_COUNT_RE.search(sentence)):
+        # "Three trucks will be needed to carry 80 stones." is read only when the code printed 3, and not when a
+        # second count joins the first ("Four crates ... on the second day and 6 on the third.")
+        return None
+    return count
+
+
+_SECOND_COUNT_RE = re.compile(rf"\b(?:and|or)[ \t]+(?:\$?\d|(?i:{_WORD})\b)")
+# The printed result of the program a tool-integrated answer ran last ("```output\n3.0\n```"), as an integer.
+_OUTPUT_BLOCK_RE = re.compile(r"```output[ \t]*\n[ \t]*(?P<n>-?\d{1,9})(?:\.0+)?[ \t]*\n```")
+
+
+def _last_program_output(body: str) -> str | None:
+    found = None
+    for found in _OUTPUT_BLOCK_RE.finditer(body):
+        pass
+    return found.group("n") if found else None
+
+
+def concluding_sentence(text: str, value_words: set[str]) -> str | None:
+    """The one integer of a closing sentence that concludes with a verb of its own: "Therefore, Chase will spend $18 in
+    total.", "Therefore, David saves $6 by buying a bracelet for all 9 rides." (a clause saying how or why may follow,
+    its numbers are not the answer)."""
+    if ends_unfinished(text):
+        return None
+    body = without_pleasantries(text[-CLOSING_SENTENCE_CHARS - 700:]).rstrip()
+    sentence = _last_sentence(body).strip()
+    if not sentence.endswith((".", "!")) or not _CONCLUDING_RE.match(sentence) or _HEDGED_RE.search(sentence):
+        return None
+    first = _SIGNED_NUMBER_RE.search(sentence)
+    clause = _MEANS_CLAUSE_RE.search(sentence, first.end()) if first else None
+    main = sentence[:clause.start()] if clause else sentence
+    numbers = list(_SIGNED_NUMBER_RE.finditer(main))
+    if len(numbers) != 1 or "." in numbers[0].group() or _other_values(main, numbers[0].span()):
+        return None
+    after = main[numbers[0].end():].lower().split()
+    if after and after[0].strip(".,") in value_words:
+        return None  # "3 more", "5 times"
+    return _integer(numbers[0].group())
+
+
+_CONCLUDING_RE = re.compile(r"[ \t*_]*(?:therefore|thus|hence|so|in\s+conclusion)\b", re.IGNORECASE)
+# Where a clause saying how or why begins after the value.
+_MEANS_CLAUSE_RE = re.compile(r"\s(?:by|because|since|as|which|instead\s+of|after|when|compared|rather\s+than)\b",
+                              re.IGNORECASE)
 
 
 def one_number_reply(text: str, value_words: set[str]) -> str | None:
@@ -181,7 +227,13 @@ def _other_values(sentence: str, value: tuple[int, int]) -> int:
     found += list(_NUMBER_RE.finditer(sentence))
     # The value as the result of an equation too ("Since BE + CF = 8, EF is 8") is the same value, said twice.
     same = _integer(sentence[value[0]:value[1]])
+    # Numbers before the sentence's first verb, the value after it, name the subject: "The ACK number at message 6 is
+    # 1000.", "The sales for 1970 would be 1210 units."
+    # A phrase set off by a comma before the subject ("Of the 5 people, ...", "In 2012, ...") is not part of it.
+    verb = _FIRST_VERB_RE.search(sentence)
+    subject = (sentence.rfind(",", 0, verb.start()), verb.start()) if verb and verb.end() <= value[0] else (0, -1)
     return sum(1 for m in found if not (m.start() < value[1] and value[0] < m.end())
+               and not subject[0] < m.start() < subject[1]
                and not _DESCRIBES_RE.search(sentence, 0, m.start())
                and not _is_argument(sentence, m.start(), m.end())
                and not (_integer(m.group()) == same and sentence[:m.start()].rstrip(" \t$").endswith("=")))

@@ -27,7 +27,7 @@ from judges.rules.invented_problem import before_invented_problem
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_equal, options_named,
                                       quotes_own_option, strip_tail, tokens)
 
-PARSER_VERSION = "gpqa-v10"
+PARSER_VERSION = "gpqa-v11"
 DEFAULT_LETTERS = ("A", "B", "C", "D")
 TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_error with the reason
 
@@ -449,7 +449,16 @@ def _conflict(text: str, pos: int, letter: str, letters: tuple[str, ...], option
     own = letters.index(letter)
     if other is None or other == own or quotes_own_option(quoted, options[own]):
         return None
+    if text[pos - 1:pos] == "(" and _after_own_text(text, pos - 1, options[own]):
+        return None  # "... is by skin biopsy (D). Wood lamp examination (A) ...": the letter closes its own option's words
     return letters[other]
+
+
+def _after_own_text(text: str, pos: int, option: str) -> bool:
+    """Whether the words right before pos are the option's own text ("skin biopsy (D)")."""
+    own = strip_tail(tokens(option))
+    before = tokens(text[max(0, pos - 4 * len(option) - 20):pos])
+    return bool(own) and before[-len(own):] == own
 
 
 def _statement_at(text: str, start: int) -> str:

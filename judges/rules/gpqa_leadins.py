@@ -44,6 +44,7 @@ _LABEL_MARK_RE = re.compile(r"[A-Z][).:]")
 _COMMIT_WORDS = ("correct", "right", "best", "closest", "final", "finally", "likely", "plausible", "appropriate",
                  "therefore", "thus", "hence", "so", "overall", "conclusion", "conclude", "product", "choice", "option",
                  "pick", "verdict", "selection", "match", "matches", "consistent", "correspond", "corresponds",
+                 "among the options", "among the choices", "of the options given",
                  *ANSWER_WORDS, "donc", "daher", "also", "por lo tanto")
 _COMMIT_RE = re.compile(r"\b" + alternation(_COMMIT_WORDS).replace(r"\ ", r"\s+") + r"\b", re.IGNORECASE)
 _NEGATION_RE = re.compile(
@@ -75,13 +76,15 @@ _VERB_OPTION_RE = re.compile(
 # "A is right", "Option C is the answer", "so, (C) it is": the letter first, then the verdict on it, read
 # backwards from the verdict word. The letter must open its clause, so "Vitamin A is the correct cofactor"
 # and "Hepatitis B is the most likely diagnosis" are not answers.
-_VERDICTS = ("correct", "right", "best", "likely", "plausible", "answer", "it is", "the one")
+_VERDICTS = ("correct", "right", "best", "likely", "plausible", "closest", "answer", "it is", "the one")
 _VERDICT_AT_RE = re.compile(
     r"(?:(?:correct|right|best|likely|plausible)\b(?:\s+(?:answer|option|choice|one))?|answer\b"
+    r"|closest(?=[ \t*_]*(?:[.!,;]|$)|\s+(?:answer|option|choice|match|one|value)\b)"  # "Option A is the closest."
     r"|the\s+one(?=[ \t*_]*(?:[.!]|$)))"  # "C is the one." (not "the one with the lowest energy")
     r"(?!\s+(?:only|if|when|unless|under|for|in)\b)")
 _LETTER_IS_RE = re.compile(
-    r"(?P<lead>(?:[Oo]ption|[Cc]hoice|[Tt]he\s+(?:answer|statement))\s+)?\(?(?P<letter>[A-Z])\)?(?:\*\*|__)?\s+is\s+"
+    r"(?P<lead>(?:[Oo]ption|[Cc]hoice|[Tt]he\s+(?:answer|statement))\s+)?\(?(?P<letter>[A-Z])\)?(?:\*\*|__)?"
+    r"(?:(?<=\))[ \t]+[-+$]?\d[\d.,/%]{0,12})?\s+is\s+"  # "option A) 28 is the closest": the option's value may follow
     r"(?:the\s+)?(?:most\s+)?$")
 _SO_LETTER_RE = re.compile(r"\b(?i:so|then|thus)[,\s]+\(?(?P<letter>[A-Z])\)?\s+$")
 _CLAUSE_OPENERS_RE = re.compile(r"(?:^|[.!?:;,>]\s+|[\n(*]|\b(?i:so|thus|hence|therefore|clearly|overall)\s+)$")
@@ -127,15 +130,28 @@ def sentence_before(text: str, pos: int, limit: int = SENTENCE_LIMIT) -> str:
 
 
 def _last_clause(sentence: str) -> str:
-    """The clause after the sentence's last "but" or "however": what a negation before it says no longer holds
-    ("The answer is not among the choices, but the closest is (B)")."""
+    """The clause a negation must be in to undo what the sentence says: the one after its last "but" or "however"
+    ("The answer is not among the choices, but the closest is (B)"), or after ", so" when that clause commits ("... is
+    not the leading cause, so the leading cause among the options is D"), without a reason clause opening it."""
     last = None
     for last in _CONTRAST_RE.finditer(sentence):
         pass
-    return sentence[last.end():] if last else sentence
+    clause = sentence[last.end():] if last else sentence
+    concluding = None
+    for concluding in _CONCLUDES_RE.finditer(clause):
+        pass
+    if concluding and _COMMIT_RE.search(clause, concluding.end()):
+        clause = clause[concluding.end():]
+    reason = _REASON_OPENS_RE.match(clause)
+    return clause[reason.end():] if reason else clause
 
 
 _CONTRAST_RE = re.compile(r"\b(?:but|however)\b", re.IGNORECASE)
+_CONCLUDES_RE = re.compile(r"[,;][ \t]*(?:so|therefore|thus|hence)\b", re.IGNORECASE)
+# A reason clause that opens the sentence: its negation is about the reason, not the choice that follows
+# ("Since the question does not allow multiple answers, we choose (D).").
+_REASON_OPENS_RE = re.compile(r"[\s,*_]*(?:since|because|as|given[ \t]+that|considering[ \t]+that)\b[^,.;:!?\n]{1,200},",
+                              re.IGNORECASE)
 
 
 def negated(sentence: str) -> bool:

@@ -13,6 +13,8 @@ from judges.rules.vocabulary import WRAPPER_RE_PART
 _DECOR_RE = re.compile(r"\\" + WRAPPER_RE_PART + r"\b|\\[,;:! ]|[$*_`~{}]|\\[()\[\]]")
 # Multiplication signs written in several ways ("3.9 x 10^5", "3.9 \times 10^5", "3.9*10^5").
 _TIMES_RE = re.compile(r"\\times\b|\\cdot\b|[×·⋅]")
+# A degree sign in any of its spellings ("40°", "40^\\circ", "40^{\\circ}", "40\\degree"): options write it or leave it out.
+DEGREE_RE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ\b|\\degree\b|°")
 _ARROW_RE = re.compile(r"\\(?:rightarrow|to|longrightarrow)\b|→")
 # Tokens: a run of letters, a run of digits, or one other visible character; spaces only separate.
 _TOKEN_RE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
@@ -37,7 +39,7 @@ def tokens(text: str) -> tuple[str, ...]:
 # MAX_SEGMENT_CHARS long, so the cache stays a few MB.
 @lru_cache(maxsize=8192)
 def _tokens(text: str) -> tuple[str, ...]:
-    text = latex_symbols(_ARROW_RE.sub(" -> ", _TIMES_RE.sub(" x ", text)))
+    text = latex_symbols(_ARROW_RE.sub(" -> ", _TIMES_RE.sub(" x ", DEGREE_RE.sub(" ", text))))
     text = _DECOR_RE.sub(" ", text)
     text = _WORD_HYPHEN_RE.sub(" ", unicode_spaces(text).replace("−", "-").replace("–", "-"))
     return tuple(_TOKEN_RE.findall(text.lower()))
@@ -112,7 +114,27 @@ def options_equal(value: str, options: Sequence[str]) -> set[int]:
     """The options whose whole text is the value (a boxed answer): tokens compared whole, no option found
     inside a longer value."""
     seg = strip_tail(tokens(value))
-    return {i for i, opt in enumerate(options) if seg and strip_tail(tokens(opt)) == seg}
+    if not seg:
+        return set()
+    named = {i for i, opt in enumerate(options) if strip_tail(tokens(opt)) == seg}
+    unit = _shared_unit(tuple(options))
+    if named or not unit:
+        return named
+    # A unit every option carries ("$3 \\mathrm{~m}$") tells none apart: "\\boxed{3}" names the option "3 m".
+    return {i for i, opt in enumerate(options) if strip_tail(tokens(opt))[:-len(unit)] == seg}
+
+
+@lru_cache(maxsize=1024)
+def _shared_unit(options: tuple[str, ...]) -> tuple[str, ...]:
+    """The words every option ends with after a number ("m" of "1 m", "2 m", ...), or () when they do not share one."""
+    ends = [strip_tail(tokens(opt)) for opt in options]
+    unit: tuple[str, ...] = ()
+    while len(options) > 1 and all(len(e) > len(unit) + 1 for e in ends):
+        word = ends[0][-len(unit) - 1]
+        if not word.isalpha() or any(e[-len(unit) - 1] != word for e in ends):
+            break
+        unit = (word, *unit)
+    return unit if unit and all(e[-len(unit) - 1][0].isdigit() for e in ends) else ()
 
 
 def option_in_text(segment: str, options: Sequence[str]) -> int | None:

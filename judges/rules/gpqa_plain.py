@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from judges.rules.extract import ends_unfinished
 from judges.rules.gpqa_leadins import commits, negated, sentence_before
-from judges.rules.gpqa_options import option_starting, options_equal, options_named, tokens
+from judges.rules.gpqa_options import DEGREE_RE, option_starting, options_equal, options_named, tokens
 
 # A reply that opens with "Yes"/"No" or "True"/"False" as a word of its own ("No, ...", "False.", "**Yes**").
 _YES_NO_OPENING_RE = re.compile(r"[\s*_]*(?P<word>yes|no|true|false)[*_]*(?:[,.!;:]|\s*$)", re.IGNORECASE)
@@ -308,6 +308,8 @@ def _closes_after_option(rest: str, option: str) -> bool:
     for cut in range(1, len(rest) + 1):
         got = tokens(rest[:cut])
         if got == want and not rest[cut:cut + 1].isalnum():
+            degree = DEGREE_RE.match(rest, cut)  # "(B) 110°.": the degree sign belongs to the value
+            cut = degree.end() if degree else cut
             return _SENTENCE_END_RE.match(rest, cut) is not None or rest[cut:cut + 1] in ",)"
         if len(got) > len(want):
             return False

@@ -14,7 +14,7 @@ class RulesJudge(Judge):
 
     # Bump with aime.PARSER_VERSION / gpqa.PARSER_VERSION whenever a change can flip a golden verdict:
     # grades/<judge_id>/ of older runs then stays as it was instead of mixing two parsers.
-    judge_id = "rules-v10"
+    judge_id = "rules-v11"
     tasks = ("aime", "gpqa")
     # The grade stage reads in worker processes and stops one that passes this on a sample: a second
     # more than the reader's own limit, so the reader's clearer "timed out after 5 s ..." comes first.

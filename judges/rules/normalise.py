@@ -71,6 +71,15 @@ _WRAPPED_UNIT_RE = re.compile(
     r"(?:\s*\^\s*\{?\s*[23]\s*\}?|[²³])?\s*\.?\s*$", re.IGNORECASE)
 _BARE_UNIT_RE = re.compile(
     r"(?<=[\d}).])\s*(?:" + _UNIT_WORDS + r")(?:\s*\^\s*\{?\s*[23]\s*\}?|[²³])?\s*\.?\s*$", re.IGNORECASE)
+# SI units as physics answers write them (TheoremQA, tests/judges/real): "48V^2/\\Omega", "12 m/s^2", "5 kJ/mol".
+# A one-letter symbol stays a variable ("3 m", "2 m^2"); a unit is read only as a quotient or a product of symbols,
+# or as a symbol of two or more characters.
+_SI_SYMBOL = r"(?:[kMGmµμn]?(?:m|s|g|V|J|N|W|Pa|Hz|A|K|eV|mol|L|T|Ω|\\Omega)|h|min)"
+_SI_TERM = _SI_SYMBOL + r"(?:\s*\^\s*\{?\s*-?\d\s*\}?|[²³])?"
+_SI_UNIT_RE = re.compile(
+    r"(?<=[\d}).])\s*(?:" + _SI_TERM + r"(?:\s*(?:/|\\cdot|·|\*)\s*" + _SI_TERM + r")+"
+    r"|[kMGmµμ](?:m|s|g|V|J|N|W|Pa|Hz|A|eV|mol)|eV|mol|Pa|Ω|\\Omega)"
+    r"\s*\.?\s*$")
 _PERCENT_TAIL_RE = re.compile(r"(?<!\s)\s*\\?%\s*$")  # starts only where a space run does: linear
 # LaTeX written as the Unicode symbol a model may type instead: \hbar/ħ, \sqrt{2}/√2, \frac{a}{b}/a/b.
 _HBAR_RE = re.compile(r"\\hbar\b")
@@ -127,6 +136,7 @@ def final_answer_text(text: str) -> str:
     s = _DEGREE_RE.sub("", s.strip().rstrip(".").strip())
     s = _PERCENT_TAIL_RE.sub("", s)
     s = _BARE_UNIT_RE.sub("", s).strip().rstrip(".").strip()
+    s = _SI_UNIT_RE.sub("", s).strip()
     s = join_thousands(strip_emphasis(s))
     s = _EMPHASIS_MARKS_RE.sub("", _POWER_STARS_RE.sub("^", s))
     return _WHITESPACE_RE.sub(" ", s).strip()

@@ -17,8 +17,8 @@ def _grade(response: str, target: str = "540"):
 
 
 def test_parser_version_is_bumped_for_the_new_reading():
-    assert aime.PARSER_VERSION == "aime-v9"
-    assert RulesJudge().config()["aime_parser"] == "aime-v9"
+    assert aime.PARSER_VERSION == "aime-v10"
+    assert RulesJudge().config()["aime_parser"] == "aime-v10"
 
 
 @pytest.mark.parametrize("body", ["3x", "12 n", "2 i", "12 e", "7 \\text{ or more}", "540 m", "5x^2", "n!", "\\pi",
@@ -94,7 +94,11 @@ def test_expression_text_keeps_structure(text, clean):
     ("Reading the graph, the value of g(4) is equal to 3.", 3),
     # a second value in the sentence still makes it unclear
     ("The value of f(0) is 1 and f(1) is 2.", None),
-    ("The value of f at 0 is 1.", None),
+    ("The first root is 3 and the second is 5.", None),
+    # numbers before the sentence's verb are in its subject: they say what is stated
+    ("The value of f at 0 is 1.", 1),
+    ("The ACK number at message 6 is 1000.", 1000),
+    ("The estimated sales for 1970 would be 1210 units.", 1210),
 ])
 def test_a_function_argument_is_not_another_value(reply, value):
     assert aime.read_aime(reply).value == value

@@ -38,9 +38,13 @@ def test_requested_formats_are_read(response, value):
     assert read_aime(response).value == value
 
 
+def test_prose_that_works_the_number_out_again_revises_the_json_reply():
+    # the JSON reply is not read; the prose's own conclusion is
+    response = '{"reasoning": "...", "answer": "$60"}\n\nStep by step: the bracelet costs $30 ... Therefore, David saves $6.'
+    assert read_aime(response).value == 6
+
+
 @pytest.mark.parametrize("response", [
-    # prose after the JSON reply works the number out again: it may revise the answer, so no JSON read
-    '{"reasoning": "...", "answer": "$60"}\n\nStep by step: the bracelet costs $30 ... Therefore, David saves $6.',
     '{"reasoning": "no value", "answer": "see above"}',
     # long prose after the reply that is cut off mid-sentence: what it was concluding is unknown
     '{"reasoning": "...", "answer": "42"}\n\n' + "Constraint 4 holds since 21 is odd. " * 40 + "However, based on",
@@ -142,7 +146,8 @@ def test_a_numbered_list_after_answer_colon_is_no_value():
 @pytest.mark.parametrize("response, value", [
     ("There are 2 bars with values smaller than 0.", 2),           # numbers that describe what is counted
     ("There were 3 shipments with exactly 56 boxes.", 3),
-    ("Of the 5 people, the number born after 1945 is 3.", None),   # a count of something else first
+    ("Of the 5 people, the number born after 1945 is 3.", 3),      # numbers in the subject say what is counted
+    ("Of the 5 people, 2 were born after 1945 and the number is 3.", None),  # a count of something else first
     ("The total number of objects is −16.", -16),
     ("There are 4 small green cubes and 2 large cylinders remaining.", None),  # two counts
     ("In 2012, the share of schools with electricity was 88%.", None),

@@ -1,0 +1,56 @@
+"""Integer answers in physics units, numbers that only name a sentence's subject, and counts a program printed
+(shapes from TheoremQA, MMMU and ToRA outputs in tests/judges/real, written here in our own words)."""
+import pytest
+
+from judges.rules.aime import read_aime
+from judges.rules.normalise import final_answer_text
+
+
+@pytest.mark.parametrize("text, clean", [
+    ("48V^2/\\Omega", "48"), ("12 m/s^2", "12"), ("5 kJ/mol", "5"), ("9 eV", "9"), ("30 \\Omega", "30"),
+    ("4 N·m", "4"), ("7 kPa", "7"),
+    # a one-letter symbol alone, or with only a power, may be a variable: kept
+    ("3 m", "3 m"), ("2 m^2", "2 m^2"), ("5 s", "5 s"), ("2 x/y", "2 x/y"),
+])
+def test_si_units_after_a_number(text, clean):
+    assert final_answer_text(text) == clean
+
+
+@pytest.mark.parametrize("response, value", [
+    ("Work done.\nThe answer is 48V^2/\\Omega.", 48),
+    ("So the speed is found.\nThe answer is 14 m/s.", 14),
+    ("The answer is 3 m^2.", None),  # m may be a variable
+])
+def test_phrase_answers_with_units(response, value):
+    assert read_aime(response).value == value
+
+
+@pytest.mark.parametrize("response, value", [
+    ("We track the segments.\nThe acknowledgement number at segment 4 is 2400.", 2400),
+    ("Following the trend, the estimated output for 1980 would be 950 units.", 950),
+    ("The first root is 3 and the second is 5.", None),  # values after the verb are two answers
+    ("In 2019, the share of homes with internet was 71%.", None),  # a phrase set off by a comma is not the subject
+])
+def test_numbers_in_the_subject_name_it(response, value):
+    assert read_aime(response).value == value
+
+
+def test_a_count_in_words_that_the_program_printed():
+    code = "```python\nprint(math.ceil(90 * 40 / 1500))\n```\n```output\n3.0\n```\n"
+    assert read_aime(code + "Three vans are needed to move 90 boxes in one trip.").value == 3
+    # the program printed another number: the sentence's other value leaves the count unclear
+    assert read_aime(code.replace("3.0", "2.4") + "Three vans are needed to move 90 boxes in one trip.").value is None
+    # a second count joined to the first: which one answers is unclear, whatever was printed
+    assert read_aime(code + "Three vans left on Monday and 2 on Tuesday.").value is None
+
+
+@pytest.mark.parametrize("response, value", [
+    ("Adding the two costs.\nTherefore, Maria will pay $27 in total.", 27),
+    ("Comparing both plans.\nTherefore, Ben saves $8 by taking the pass instead of paying for all 12 trips.", 8),
+    ("Therefore, we need 3 more boxes.", None),       # the word after the number changes it
+    ("So 4 apples and 5 pears remain.", None),        # two values
+    ("Therefore, if we use 3 cups, the cake rises.", None),  # a condition
+    ("Therefore, the total cost comes to 2.5 dollars.", None),  # no integer
+])
+def test_a_concluding_sentence_with_one_value(response, value):
+    assert read_aime(response).value == value
