@@ -51,7 +51,7 @@ def compare_run(run_dir: str | Path, judges: list[str] | None = None) -> dict[st
     run = RunDir.open(run_dir)
     if not run.path.is_dir():
         raise RunDirError(f"{run.path}: no such run directory")
-    # a full id (rules-v10) or a short name (rules); one not here names the judges that are
+    # a full id (rules-v11) or a short name (rules); one not here names the judges that are
     chosen = [run.resolve_judge(j) for j in judges] if judges else run.list_judges()
     if len(chosen) < 2:
         raise RunDirError(f"{run.path}: compare needs two judges, found {', '.join(chosen) or 'none'}; "

@@ -49,7 +49,7 @@ JUDGE_ID_PREFIX = {"rules+llm": "hybrid-"}
 
 
 def judge_kind(name: str, kinds: Iterable[str]) -> str | None:
-    """The short name a judge id begins with (`rules-v10` -> `rules`, `hybrid-...` -> `rules+llm`); None if none."""
+    """The short name a judge id begins with (`rules-v11` -> `rules`, `hybrid-...` -> `rules+llm`); None if none."""
     kinds = list(kinds)
     if name in kinds:
         return name
@@ -124,7 +124,7 @@ class RunDir:
         return self.judge_dir(judge_id) / SUMMARY
 
     def resolve_judge(self, name: str) -> str:
-        """The judge folder a short name (`rules`) or a full id (`rules-v10`) names in this run."""
+        """The judge folder a short name (`rules`) or a full id (`rules-v11`) names in this run."""
         return resolve_judge(name, self.list_judges(), self.path)
 
     def generate_lock(self) -> RunLock:

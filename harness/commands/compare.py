@@ -14,7 +14,7 @@ EXAMPLES = """\
   python -m harness compare runs/aime-A runs/aime-B           # is B really better than A?
   python -m harness compare runs/aime-A runs/aime-B --judge rules --json
   python -m harness compare runs/aime-demo
-  python -m harness compare runs/hle-M --judges rules-v10 llm-gpt-4o-1a2b3c4d --show 50
+  python -m harness compare runs/hle-M --judges rules-v11 llm-gpt-4o-1a2b3c4d --show 50
   python -m harness compare runs/gpqa-M --json > judges.json
 """
 
@@ -23,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dirs", nargs="+", metavar="RUN",
                    help="two run directories of one task (paired comparison), or one run graded by two or more judges; "
                         "DIR of `grade RUN --out DIR` stands for RUN with the grades in DIR")
-    p.add_argument("--judges", nargs="+", help="one run: judges to compare, by full id (rules-v10) or short name (rules) (default: every judge of the run)")
+    p.add_argument("--judges", nargs="+", help="one run: judges to compare, by full id (rules-v11) or short name (rules) (default: every judge of the run)")
     p.add_argument("--judge", help="two runs: the judge whose grades are compared, by full id or short name (default: the one both runs share)")
     p.add_argument("--seed", type=int, default=0, help="two runs: seed of the bootstrap and permutation draws (default: %(default)s)")
     p.add_argument("--show", type=int, default=20, help="disagreements listed per pair in the table (default 20)")

@@ -30,7 +30,7 @@ EXAMPLES = """\
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dirs", nargs="+", help="run directories written by `generate`")
     p.add_argument("--judge", default="rules",
-                   help=f"one of: {', '.join(sorted(JUDGES))}, or a full judge id such as rules-v10 (default: rules)")
+                   help=f"one of: {', '.join(sorted(JUDGES))}, or a full judge id such as rules-v11 (default: rules)")
     p.add_argument("--judge-model", help="LLM judge: model name")
     p.add_argument("--judge-base-url", action="append", default=[], help="LLM judge: OpenAI-compatible server URL")
     p.add_argument("--judge-engine", choices=("openai", "native"), default="openai",
@@ -78,7 +78,7 @@ def judge_options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    # a full id (rules-v10) grades as its kind (rules); _grade_all checks the judge made is that id
+    # a full id (rules-v11) grades as its kind (rules); _grade_all checks the judge made is that id
     args.judge_id, args.judge = args.judge, judge_kind(args.judge, JUDGES) or args.judge
     if args.out and len(args.run_dirs) > 1:
         raise ValueError("--out takes one run directory: grades of two runs would land in one folder")

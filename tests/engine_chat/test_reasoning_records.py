@@ -52,7 +52,7 @@ def _records(out: Path) -> list[dict]:
 
 def _grade(out: Path) -> tuple[dict, dict[str, dict]]:
     assert main(["grade", str(out), "--judge", "rules", "--no-progress"]) == 0
-    folder = out / "grades" / "rules-v10"
+    folder = out / "grades" / "rules-v11"
     grades = {g["item_id"]: g for g in map(json.loads, (folder / "samples.jsonl").read_text().splitlines())}
     return json.loads((folder / "summary.json").read_text()), grades
 

@@ -63,12 +63,12 @@ def test_a_line_that_is_not_an_object_is_named(tmp_path):
 def test_unknown_finish_reason_is_a_generation_error_not_graded(tmp_path, capsys):
     run = write_run(tmp_path / "run", [good_record("a"), good_record("b", finish_reason="content_filter")])
     assert main(["grade", str(run), "--judge", "rules", "--no-progress"]) == 3  # coverage incomplete
-    grades = {g["item_id"]: g for g in map(json.loads, (run / "grades/rules-v10/samples.jsonl").read_text().splitlines())}
+    grades = {g["item_id"]: g for g in map(json.loads, (run / "grades/rules-v11/samples.jsonl").read_text().splitlines())}
     assert (grades["a"]["status"], grades["a"]["correct"]) == ("graded", True)
     b = grades["b"]
     assert (b["status"], b["correct"], b["extracted"]) == ("generation_error", None, None)
     assert "unknown finish_reason 'content_filter'" in b["detail"]["error"]
-    summary = json.loads((run / "grades/rules-v10/summary.json").read_text())
+    summary = json.loads((run / "grades/rules-v11/summary.json").read_text())
     assert summary["counts"]["generation_error"] == 1 and summary["counts"]["graded"] == 1
     assert summary["coverage_complete"] is False and summary["pass@1"] == 0.5
     line = capsys.readouterr().out

@@ -153,7 +153,7 @@ def test_second_generate_on_the_same_out_is_refused_and_nothing_is_lost(tmp_path
     assert len(posts) == 12 and len(probes) == 1  # the refused process never built its engine
     assert not (out / ".lock").exists()
     assert grade_status == 3  # graded what was finished: coverage incomplete, and the note says why
-    note = json.loads((out / "grades" / "rules-v10" / "summary.json").read_text())["note"]
+    note = json.loads((out / "grades" / "rules-v11" / "summary.json").read_text())["note"]
     assert f"generate is still writing this run (pid {first.pid} on host {socket.gethostname()}" in note
 
 
@@ -187,5 +187,5 @@ def test_same_judge_twice_is_refused_cleanly_while_another_judge_grades_alongsid
     assert first.returncode == 0, first_err
     [llm_summary] = out.glob("grades/llm-*/summary.json")
     assert json.loads(llm_summary.read_text())["counts"]["graded"] == 8
-    assert json.loads((out / "grades" / "rules-v10" / "summary.json").read_text())["counts"]["graded"] == 8
+    assert json.loads((out / "grades" / "rules-v11" / "summary.json").read_text())["counts"]["graded"] == 8
     assert not list(out.glob("grades/*/.lock")) and not list(out.glob("grades/*/*.tmp"))

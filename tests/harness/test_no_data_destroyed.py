@@ -64,7 +64,7 @@ def test_grade_out_onto_another_run_is_refused_and_its_grades_kept(tmp_path, cap
 
 def test_orphaned_temp_files_of_a_dead_grade_are_removed_and_a_live_writers_kept(tmp_path, capsys):
     run = graded_run(tmp_path / "run")
-    judge_dir = run / "grades" / "rules-v10"
+    judge_dir = run / "grades" / "rules-v11"
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     orphans = [judge_dir / f".samples.jsonl.{dead.stdout.strip()}.k3j2h1g0.tmp", judge_dir / ".summary.json.x9y8z7w6.tmp"]
     live = judge_dir / f".samples.jsonl.{os.getppid()}.a1b2c3d4.tmp"  # a live process's write in flight
@@ -105,7 +105,7 @@ def test_grade_on_a_full_disk_is_one_line_naming_the_file_and_keeps_the_old_grad
     done = _limited(["grade", str(run), "--no-progress"], 600, tmp_path)
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.strip().splitlines()
-    assert line.startswith(f"error: {run / 'grades' / 'rules-v10' / 'samples.jsonl'}: cannot write") and "large" in line
+    assert line.startswith(f"error: {run / 'grades' / 'rules-v11' / 'samples.jsonl'}: cannot write") and "large" in line
     assert snapshot(run) == before  # the earlier grades are intact and no temp file is left
 
 

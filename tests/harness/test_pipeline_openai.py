@@ -61,18 +61,18 @@ def test_aime_end_to_end_scores_last_committed_answer(tmp_path, capsys):
     assert "api_key" not in json.dumps(spec).lower()
 
     assert main(["grade", str(out), "--judge", "rules", "--no-progress"]) == 0
-    summary = json.loads((out / "grades" / "rules-v10" / "summary.json").read_text())
+    summary = json.loads((out / "grades" / "rules-v11" / "summary.json").read_text())
     assert summary["coverage_complete"] is True
     assert summary["pass@1"] == pytest.approx(7 / 8)
     assert summary["counts"]["graded"] == 24
     assert summary["per_item"]["demo-01"]["pass@1"] == 0.0
-    grades = read_lines(out / "grades" / "rules-v10" / "samples.jsonl")
+    grades = read_lines(out / "grades" / "rules-v11" / "samples.jsonl")
     assert len(grades) == 24 and {g["extracted"] for g in grades if g["item_id"] == "demo-02"} == {"24"}
 
     capsys.readouterr()
     assert main(["summary", str(out)]) == 0
     table = capsys.readouterr().out
-    assert "rules-v10" in table and "87.5" in table and "NOT VALID" not in table
+    assert "rules-v11" in table and "87.5" in table and "NOT VALID" not in table
 
 
 def test_gpqa_end_to_end_uses_stored_permutation(tmp_path):
@@ -80,7 +80,7 @@ def test_gpqa_end_to_end_uses_stored_permutation(tmp_path):
     with ScriptedServer(gpqa_oracle) as server:
         assert main(generate_args(server.base_url, out, "--samples", "4", task="gpqa")) == 0
     assert main(["grade", str(out), "--no-progress"]) == 0
-    summary = json.loads((out / "grades" / "rules-v10" / "summary.json").read_text())
+    summary = json.loads((out / "grades" / "rules-v11" / "summary.json").read_text())
     assert summary["pass@1"] == 1.0 and summary["coverage_complete"]
     assert set(summary["per_category"]) == {"Biology", "Chemistry", "Physics"}
     letters = {r["target"] for r in read_lines(out / "generations.jsonl")}
@@ -106,7 +106,7 @@ def test_faults_are_retried_then_counted_never_scored(tmp_path, capsys):
         assert sorted(r["attempts"] for r in records if r["finish_reason"] == "stop") == [1] * 7 + [2] * 7
 
         assert main(["grade", str(out), "--no-progress"]) == 3
-        summary = json.loads((out / "grades" / "rules-v10" / "summary.json").read_text())
+        summary = json.loads((out / "grades" / "rules-v11" / "summary.json").read_text())
         assert summary["coverage_complete"] is False and summary["counts"]["generation_error"] == 2
         assert summary["pass@1"] == pytest.approx(7 / 8)  # failed samples count as wrong, never as answers
         capsys.readouterr()
@@ -121,7 +121,7 @@ def test_faults_are_retried_then_counted_never_scored(tmp_path, capsys):
     records = read_lines(out / "generations.jsonl")
     assert len(records) == 16 and len({(r["item_id"], r["sample"]) for r in records}) == 16
     assert main(["grade", str(out), "--no-progress"]) == 0
-    assert json.loads((out / "grades" / "rules-v10" / "summary.json").read_text())["pass@1"] == 1.0
+    assert json.loads((out / "grades" / "rules-v11" / "summary.json").read_text())["pass@1"] == 1.0
 
 
 def test_malformed_replies_are_retried_then_recorded_as_errors(tmp_path):

@@ -66,7 +66,7 @@ def test_torn_last_line_is_skipped_in_memory_reported_and_left_in_place(tmp_path
     monkeypatch.undo()
     assert spy.writes == [], spy.writes
     assert snapshot(run) == before and gens.read_text().endswith(TORN)
-    summary = json.loads((run / "grades" / "rules-v10" / "summary.json").read_text())
+    summary = json.loads((run / "grades" / "rules-v11" / "summary.json").read_text())
     assert summary["counts"]["generated"] == 8 and summary["coverage_complete"] is True
     assert f"generations.jsonl:{lines}: unfinished last line skipped" in summary["note"]
 
@@ -79,7 +79,7 @@ def test_torn_record_of_an_expected_sample_counts_as_missing(tmp_path, capsys):
     before = snapshot(run)
     assert main(["grade", str(run), "--no-progress"]) == 3
     assert snapshot(run) == before
-    summary = json.loads((run / "grades" / "rules-v10" / "summary.json").read_text())
+    summary = json.loads((run / "grades" / "rules-v11" / "summary.json").read_text())
     assert summary["counts"]["missing"] == 1 and summary["coverage_complete"] is False
     assert "coverage incomplete" in summary["note"] and "unfinished last line skipped" in summary["note"]
     assert "unfinished last line skipped" in capsys.readouterr().err
@@ -107,7 +107,7 @@ def test_read_only_run_grades_into_another_folder_and_is_never_written(tmp_path)
     assert llm.returncode == 0, llm.stderr
     assert summary_table.returncode == 0, summary_table.stderr
     assert snapshot(run) == before and not (run / "grades").exists()
-    summary = json.loads((elsewhere / "grades" / "rules-v10" / "summary.json").read_text())
+    summary = json.loads((elsewhere / "grades" / "rules-v11" / "summary.json").read_text())
     assert summary["coverage_complete"] is True and summary["counts"]["graded"] == 8
     assert "unfinished last line skipped" in summary["note"]
     [llm_dir] = (elsewhere / "grades").glob("llm-*")
@@ -143,13 +143,13 @@ def test_summary_compare_and_report_read_grades_written_elsewhere(tmp_path, caps
 
     assert main(["grade", str(other), "--no-progress"]) == 0
     capsys.readouterr()
-    assert main(["compare", str(elsewhere), str(other), "--judge", "rules-v10", "--json"]) == 0  # paired runs
+    assert main(["compare", str(elsewhere), str(other), "--judge", "rules-v11", "--json"]) == 0  # paired runs
     assert json.loads(capsys.readouterr().out)["items"] == 4
 
     report = tmp_path / "report"
     assert main(["report", str(elsewhere), "-o", str(report)]) == 0
     index = (report / "data" / "r0-index.js").read_text()
-    assert "rules-v10" in index and "llm-" in index
+    assert "rules-v11" in index and "llm-" in index
 
     assert main(["grade", str(elsewhere), "--no-progress"]) == 0  # grading the folder again regrades the run
     assert not (run / "grades").exists()

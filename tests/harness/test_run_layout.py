@@ -23,15 +23,15 @@ def graded_run(tmp_path):
 
 
 def test_summary_record_writes_the_same_keys_it_reads(graded_run):
-    path = RunDir(graded_run).summary_path("rules-v10")
+    path = RunDir(graded_run).summary_path("rules-v11")
     raw = json.loads(path.read_text())
     summary = read_summary(path)
     assert summary.to_dict() == raw and list(summary.to_dict()) == list(raw)
-    assert summary.judge_id == "rules-v10" and summary.pass1 == raw["pass@1"] and summary.coverage_complete is True
+    assert summary.judge_id == "rules-v11" and summary.pass1 == raw["pass@1"] and summary.coverage_complete is True
 
 
 def test_a_summary_written_before_the_record_still_reads(graded_run, capsys):
-    path = RunDir(graded_run).summary_path("rules-v10")
+    path = RunDir(graded_run).summary_path("rules-v11")
     old = json.loads(path.read_text())
     for key in ("pass@1_valid", "mean_completion_tokens", "graded_at", "task_options"):
         del old[key]  # keys later versions added
@@ -46,7 +46,7 @@ def test_a_summary_written_before_the_record_still_reads(graded_run, capsys):
 
 
 def test_a_summary_without_its_judge_names_the_file(graded_run, capsys):
-    path = RunDir(graded_run).summary_path("rules-v10")
+    path = RunDir(graded_run).summary_path("rules-v11")
     data = json.loads(path.read_text())
     del data["judge"]
     path.write_text(json.dumps(data))
@@ -60,7 +60,7 @@ def test_summary_marks_validity_from_the_record(graded_run, capsys):
     capsys.readouterr()
     assert main(["summary", str(graded_run)]) == 0
     assert "NOT VALID" not in capsys.readouterr().out
-    path = RunDir(graded_run).summary_path("rules-v10")
+    path = RunDir(graded_run).summary_path("rules-v11")
     summary = read_summary(path)
     summary.coverage_complete = False
     path.write_text(json.dumps(summary.to_dict()))
@@ -71,21 +71,21 @@ def test_summary_marks_validity_from_the_record(graded_run, capsys):
 
 def test_short_name_and_full_id_name_one_judge(graded_run, tmp_path, capsys):
     other = make_run(tmp_path / "gpqa-other", "gpqa", lambda r: "Answer: B", samples=2)
-    assert main(["grade", str(other), "--judge", "rules-v10", "--no-progress"]) == 0  # a full id grades too
-    assert (other / "grades" / "rules-v10" / GRADE_SAMPLES).is_file()
+    assert main(["grade", str(other), "--judge", "rules-v11", "--no-progress"]) == 0  # a full id grades too
+    assert (other / "grades" / "rules-v11" / GRADE_SAMPLES).is_file()
     capsys.readouterr()
     results = []
-    for name in ("rules", "rules-v10"):
+    for name in ("rules", "rules-v11"):
         assert main(["compare", str(graded_run), str(other), "--judge", name, "--json"]) == 0
         results.append(json.loads(capsys.readouterr().out))
-    assert results[0] == results[1] and results[0]["judge"] == "rules-v10"
+    assert results[0] == results[1] and results[0]["judge"] == "rules-v11"
     assert main(["grade", str(other), "--judge", "rules-v1", "--no-progress"]) == 2  # not what `rules` makes now
-    assert "these options make judge rules-v10" in capsys.readouterr().err
+    assert "these options make judge rules-v11" in capsys.readouterr().err
 
 
 def test_resolve_judge_refuses_what_is_not_one_judge():
-    here = ["hybrid-rules-v10-llm-m-1a2b", "llm-m-1a2b", "llm-n-3c4d", "rules-v10"]
-    assert resolve_judge("rules+llm", here, "r") == "hybrid-rules-v10-llm-m-1a2b"
+    here = ["hybrid-rules-v11-llm-m-1a2b", "llm-m-1a2b", "llm-n-3c4d", "rules-v11"]
+    assert resolve_judge("rules+llm", here, "r") == "hybrid-rules-v11-llm-m-1a2b"
     assert resolve_judge("llm-n-3c4d", here, "r") == "llm-n-3c4d"
     with pytest.raises(RunDirError, match="could be any of llm-m-1a2b, llm-n-3c4d"):
         resolve_judge("llm", here, "r")

@@ -47,7 +47,7 @@ def test_a_stalled_sample_is_stopped_from_outside_and_grading_goes_on(tmp_path):
     start = time.monotonic()
     summary = asyncio.run(grade_run(run, judge, show_progress=False))
     elapsed = time.monotonic() - start
-    grades = {g["item_id"]: g for g in map(json.loads, (run / "grades" / "rules-v10" / "samples.jsonl").open())}
+    grades = {g["item_id"]: g for g in map(json.loads, (run / "grades" / "rules-v11" / "samples.jsonl").open())}
     stalled = {k for k, g in grades.items() if g["status"] == "judge_error"}
     assert stalled == {"q003", "q017"}
     assert grades["q003"]["detail"]["error"] == "timed out after 1 s (the grading worker was stopped)"

@@ -32,7 +32,7 @@ def _grade(path: Path) -> dict[str, dict]:
     proc = subprocess.run([sys.executable, "-m", "harness", "grade", str(path), "--judge", "rules", "--no-progress"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode in (0, 3), proc.stderr  # 3: coverage incomplete (a generation error)
-    lines = (path / "grades" / "rules-v10" / "samples.jsonl").read_text().splitlines()
+    lines = (path / "grades" / "rules-v11" / "samples.jsonl").read_text().splitlines()
     return {g["item_id"]: g for g in map(json.loads, lines)}
 
 
@@ -54,7 +54,7 @@ def test_aime_statuses_through_the_grade_stage(tmp_path):
         "silent": ("no_answer", False, None),
         "failed": ("generation_error", None, None),
     }
-    summary = json.loads((run / "grades" / "rules-v10" / "summary.json").read_text())
+    summary = json.loads((run / "grades" / "rules-v11" / "summary.json").read_text())
     assert summary["coverage_complete"] is False
 
 
@@ -74,8 +74,8 @@ def test_gpqa_letters_through_the_grade_stage(tmp_path):
         "fullwidth": ("graded", "B", True),
         "other": ("graded", "D", False),
     }
-    summary = json.loads((run / "grades" / "rules-v10" / "summary.json").read_text())
+    summary = json.loads((run / "grades" / "rules-v11" / "summary.json").read_text())
     assert summary["coverage_complete"] is True
     assert summary["pass@1"] == 0.5
-    assert summary["judge"]["id"] == "rules-v10"
-    assert summary["judge"]["config"]["gpqa_parser"] == "gpqa-v10"
+    assert summary["judge"]["id"] == "rules-v11"
+    assert summary["judge"]["config"]["gpqa_parser"] == "gpqa-v11"

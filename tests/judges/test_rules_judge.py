@@ -21,7 +21,7 @@ def _record(task: str, response: str, target: str, finish_reason: str = "stop", 
 def test_registry_builds_it_and_ignores_llm_options():
     judge = create_judge("rules", judge_model=None, judge_base_url=None, concurrency=8)
     assert isinstance(judge, RulesJudge)
-    assert judge.judge_id == "rules-v10"
+    assert judge.judge_id == "rules-v11"
     assert judge.tasks == ("aime", "gpqa")
     assert judge.config()["aime_parser"].startswith("aime-v")
     assert judge.config()["gpqa_parser"].startswith("gpqa-v")

@@ -90,7 +90,7 @@ def test_only_unread_samples_reach_the_llm_and_each_grade_says_who_decided(run, 
     assert sorted(sent) == sorted([f"My working gives {ANSWERS[IDS[0]]}, if I have not slipped."] * 2 + ["I cannot solve this."])
 
     [folder] = [p for p in (run / "grades").iterdir() if p.name.startswith("hybrid-")]
-    assert folder.name.startswith("hybrid-rules-v10-llm-judge-model-")
+    assert folder.name.startswith("hybrid-rules-v11-llm-judge-model-")
     grades = grades_of(folder)
     assert {k for k, g in grades.items() if g["detail"]["decided_by"] == "llm"} == {
         (IDS[0], 0), (IDS[0], 1), (IDS[2], 1)}
@@ -119,13 +119,13 @@ def test_compare_sets_the_hybrid_beside_the_pure_judges(run, capsys):
                      "--judge-base-url", server.base_url, "--no-progress"]) == 0
         assert hybrid_grade(run, server) == 0
     judges = sorted(p.name for p in (run / "grades").iterdir())
-    assert len(judges) == 3 and judges[1].startswith("llm-") and judges[2] == "rules-v10"
+    assert len(judges) == 3 and judges[1].startswith("llm-") and judges[2] == "rules-v11"
     capsys.readouterr()
     assert main(["compare", str(run), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert len(report["pairs"]) == 3
     by_pair = {tuple(p["judges"]): p for p in report["pairs"]}
-    hybrid_vs_rules = next(p for k, p in by_pair.items() if set(k) == {judges[0], "rules-v10"})
+    hybrid_vs_rules = next(p for k, p in by_pair.items() if set(k) == {judges[0], "rules-v11"})
     # they differ exactly on the two samples the rules could not read and the LLM found right
     assert {(d["item_id"], d["sample"]) for d in hybrid_vs_rules["disagreements"]} == {(IDS[0], 0), (IDS[0], 1)}
 
@@ -182,7 +182,7 @@ def test_hybrid_needs_a_judge_model_and_a_task_the_rules_read(tmp_path, capsys):
     hybrid = create_judge("rules+llm", judge_model=JUDGE_MODEL, cache_dir=tmp_path)
     with pytest.raises(JudgeError, match="cannot grade task 'hle'"):
         hybrid.check_task("hle")
-    assert hybrid.judge_id.startswith("hybrid-rules-v10-llm-")
+    assert hybrid.judge_id.startswith("hybrid-rules-v11-llm-")
     assert hybrid.judge_id != create_judge("rules+llm", judge_model=JUDGE_MODEL, judge_temperature=0.5,
                                            cache_dir=tmp_path).judge_id
 

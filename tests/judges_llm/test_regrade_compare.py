@@ -48,7 +48,7 @@ def llm_grade(run, server):
 
 
 def test_llm_regrade_leaves_rules_verdicts_byte_identical(graded_run):
-    rules_dir = graded_run / "grades" / "rules-v10"
+    rules_dir = graded_run / "grades" / "rules-v11"
     before, generations = snapshot(rules_dir), (graded_run / "generations.jsonl").read_bytes()
     with ScriptedServer(last_number_judge, model=JUDGE_MODEL) as server:
         assert llm_grade(graded_run, server) == 0
@@ -72,13 +72,13 @@ def test_compare_lists_agreement_and_disagreements(graded_run, capsys):
     table = capsys.readouterr().out
     n = 2 * len(IDS)
     assert f"agreement {100 * (n - 2) / n:.1f}% ({n - 2} of {n} samples both decided; 2 disagree" in table
-    assert IDS[0] in table and "rules-v10" in table
+    assert IDS[0] in table and "rules-v11" in table
 
     assert main(["compare", str(graded_run), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     [pair] = report["pairs"]
     [llm_id] = [j for j in pair["judges"] if j.startswith("llm-judge-model-")]
-    [rules_id] = [j for j in pair["judges"] if j == "rules-v10"]
+    [rules_id] = [j for j in pair["judges"] if j == "rules-v11"]
     assert {(d["item_id"], d["sample"]) for d in pair["disagreements"]} == {(IDS[0], 0), (IDS[0], 1)}
     d = pair["disagreements"][0]
     assert d[rules_id] == {"correct": False, "status": "no_answer", "extracted": None}
@@ -88,4 +88,4 @@ def test_compare_lists_agreement_and_disagreements(graded_run, capsys):
 def test_compare_needs_two_judges(graded_run, capsys):
     assert main(["compare", str(graded_run)]) == 2
     assert "needs two judges" in capsys.readouterr().err
-    assert main(["compare", str(graded_run), "--judges", "rules-v10", "llm-nope"]) == 2
+    assert main(["compare", str(graded_run), "--judges", "rules-v11", "llm-nope"]) == 2
