@@ -26,7 +26,7 @@ PLAIN = {"tanay-mmlupro": 150, "theoremqa-int": 0, "tora-gsm": 120, "datta-mmlup
 # TheoremQA's plainly labelled integer answers were all taken by the tenth batch; only its hard ones are left.
 HARD = {"tanay-mmlupro": 10, "theoremqa-int": 12, "tora-gsm": 6, "datta-mmlupro": 8, "mathvista-mc": 8,
         "mvfork-mc": 6, "r1-mmlupro": 6, "llama31-mmlupro": 4, "mmmu-mc": 4}
-# MMMU: only Qwen-VL-7B's free-form answers, as in the eleventh batch; the thirteenth batch's GPT-4o runs were taken whole.
+# MMMU: only Qwen-VL-7B's free-form answers, as in the eleventh batch (tanaybaswa's GPT-4o runs were all taken before).
 ONLY_MODEL = {"mmmu-mc": "Qwen-VL-7B"}
 PREFIXES = tuple(PREFIX + source for source in PLAIN)
 
