@@ -24,7 +24,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from tests.judges.real import eleventh_batch, fifteenth_batch, thoughtsource, tora
+from tests.judges.real import eleventh_batch, fifteenth_batch, seventeenth_batch, thoughtsource, tora
 from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_pro_candidates,
                                       gsm_solution_candidates, llama31_mmlu_pro_candidates, math_v_candidates,
                                       mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
@@ -101,14 +101,21 @@ FIFTEENTH_BATCH = (fifteenth_batch.PREFIX,)
 # ToRA-70B and ToRA-Code-34B on GSM8K, tool-integrated (Python blocks and their output, then \boxed{}); one stratum per
 # model, 300 plain and 20 hard responses each (tora.py). Sampled from its own candidates, so no earlier sample moves.
 SIXTEENTH_BATCH = (tora.PREFIX,)
+# More responses from nine sources already used, none sampled by any earlier batch (seventeenth_batch.py); one stratum
+# per source, drawn after every earlier sample.
+SEVENTEENTH_BATCH = seventeenth_batch.PREFIXES
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
                    "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH,
                    *TENTH_BATCH, *ELEVENTH_BATCH, *TWELFTH_BATCH, *THIRTEENTH_BATCH, *FOURTEENTH_BATCH,
-                   *FIFTEENTH_BATCH, *SIXTEENTH_BATCH)
+                   *FIFTEENTH_BATCH, *SIXTEENTH_BATCH, *SEVENTEENTH_BATCH)
 for _source in eleventh_batch.PLAIN:
     PLAIN_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.PLAIN[_source]
     HARD_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.HARD[_source]
     LETTERED_PER_MODEL[eleventh_batch.PREFIX + _source] = 0
+for _source in seventeenth_batch.PLAIN:
+    PLAIN_PER_MODEL[seventeenth_batch.PREFIX + _source] = seventeenth_batch.PLAIN[_source]
+    HARD_PER_MODEL[seventeenth_batch.PREFIX + _source] = seventeenth_batch.HARD[_source]
+    LETTERED_PER_MODEL[seventeenth_batch.PREFIX + _source] = 0
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -159,6 +166,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
     """
     if c.id.startswith(ELEVENTH_BATCH):
         return plain_label(eleventh_batch.original(c))  # the same rules as its source's earlier batch
+    if c.id.startswith(SEVENTEENTH_BATCH):
+        return plain_label(seventeenth_batch.original(c))
     if c.id.startswith("mathvista-"):
         return _mathvista_plain(c)
     if c.id.startswith(("qwen3-mmlupro:", "r1-mmlupro:")):
@@ -492,8 +501,8 @@ def _unwrap(boxed: str) -> str:
 
 def _stratum(c: Candidate) -> str:
     prefix = c.id.split(":", 1)[0]
-    if prefix in ELEVENTH_BATCH:
-        return prefix  # the eleventh batch samples each source as a whole
+    if prefix in ELEVENTH_BATCH or prefix in SEVENTEENTH_BATCH:
+        return prefix  # the eleventh and seventeenth batches sample each source as a whole
     subset = c.extra.get("subset")  # one stratum per source file where a model has several
     return f"{prefix}:{c.model}" + (f":{subset}" if subset else "")
 
@@ -529,7 +538,7 @@ def select(candidates: list[Candidate]) -> list[tuple[Candidate, str, Any, str |
     for stratum, group in sorted(by_stratum.items()):
         source = stratum.split(":", 1)[0]
         seed = eleventh_batch.SEED if source in ELEVENTH_BATCH else fifteenth_batch.SEED \
-            if source in FIFTEENTH_BATCH else SEED
+            if source in FIFTEENTH_BATCH else seventeenth_batch.SEED if source in SEVENTEENTH_BATCH else SEED
         rng = random.Random(f"{seed}:{stratum}")
         labelled = [(c, *plain_label(c)) for c in group]
         plain = [x for x in labelled if x[1] == "plain"]
@@ -597,6 +606,27 @@ SOURCE_REPOS = {
 }
 
 
+def _needs_person(c: Candidate) -> bool:
+    """Whether a plainly labelled sampled response goes to a person after all: two letters in one statement, or a letter
+    given with another option's words, as each batch checks it. Checked after sampling, so the sample and its split stay
+    as drawn. The seventeenth batch takes its source's checks and the eleventh batch's on top."""
+    if c.id.startswith(SEVENTEENTH_BATCH):
+        again = c.shape == "gpqa" and bool(_TWO_LETTER_STATEMENT.search(c.response)
+                                           or _fork_text_conflict(c, c.response))
+        return again or _needs_person(seventeenth_batch.original(c))
+    if c.id.startswith((*FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH, *ELEVENTH_BATCH)) \
+            and _TWO_LETTER_STATEMENT.search(c.response):
+        return True
+    if c.id.startswith(EIGHTH_BATCH) and _letter_with_other_text(c):
+        return True
+    if c.id.startswith((*TWELFTH_BATCH, *THIRTEENTH_BATCH)) \
+            and (_TWO_LETTER_STATEMENT.search(_answer_part(c) or "") or _letter_with_other_text(c)):
+        return True
+    if c.id.startswith((*FOURTEENTH_BATCH, *FIFTEENTH_BATCH)) and thoughtsource.needs_person(c):
+        return True
+    return bool(c.id.startswith(ELEVENTH_BATCH) and _fork_text_conflict(c, c.response))
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for flag, repo in SOURCE_REPOS.items():
@@ -627,9 +657,13 @@ def main(argv: list[str] | None = None) -> None:
                   *datta_mmlu_pro_candidates(args.datta_mmlu_pro), *thoughtsource.candidates(args.thoughtsource)]
     earlier = select(candidates)
     chosen = earlier + select(eleventh_batch.candidates(candidates, [x[0] for x in earlier]))
-    chosen += select(list(tanay_mmlu_pro_candidates(args.tanay_mmlu_pro)))  # after the eleventh: it sees none
-    chosen += select(fifteenth_batch.candidates(args.thoughtsource, candidates, [x[0] for x in chosen]))  # drawn last
-    chosen += select(list(tora.candidates(args.tora)))  # its own strata and seeds: no earlier sample moves
+    tanay = list(tanay_mmlu_pro_candidates(args.tanay_mmlu_pro))
+    chosen += select(tanay)  # after the eleventh: it sees none
+    chosen += select(fifteenth_batch.candidates(args.thoughtsource, candidates, [x[0] for x in chosen]))
+    tora_candidates = list(tora.candidates(args.tora))
+    chosen += select(tora_candidates)  # its own strata and seeds: no earlier sample moves
+    chosen += select(seventeenth_batch.candidates([*candidates, *tanay, *tora_candidates],
+                                                  [x[0] for x in chosen]))  # drawn last, none sampled before
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
     queue = []
@@ -641,20 +675,8 @@ def main(argv: list[str] | None = None) -> None:
             skipped += 1  # read by hand and found outside the shape (e.g. a non-integer answer)
         elif c.id in hand:
             kept.append((c, hand[c.id]["label"], hand[c.id].get("why"), "read by hand", batch))
-        elif status == "plain" and c.id.startswith((*FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH,
-                                                    *NINTH_BATCH, *ELEVENTH_BATCH)) \
-                and _TWO_LETTER_STATEMENT.search(c.response):
-            queue.append(c)
-        elif status == "plain" and c.id.startswith(EIGHTH_BATCH) and _letter_with_other_text(c):
-            queue.append(c)
-        elif status == "plain" and c.id.startswith((*TWELFTH_BATCH, *THIRTEENTH_BATCH)) \
-                and (_TWO_LETTER_STATEMENT.search(_answer_part(c) or "") or _letter_with_other_text(c)):
+        elif status == "plain" and _needs_person(c):
             queue.append(c)  # checked after sampling, so the sample and its split stay as drawn
-        elif status == "plain" and c.id.startswith((*FOURTEENTH_BATCH, *FIFTEENTH_BATCH)) \
-                and thoughtsource.needs_person(c):
-            queue.append(c)  # checked after sampling, so the sample and its split stay as drawn
-        elif status == "plain" and c.id.startswith(ELEVENTH_BATCH) and _fork_text_conflict(c, c.response):
-            queue.append(c)  # a letter given with another option's words (checked after sampling, like the above)
         elif status == "plain":
             kept.append((c, label, why, "plain rules, agreeing with the source", batch))
         else:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.judges.real.build_corpus import ELEVENTH_BATCH
+from tests.judges.real.build_corpus import ELEVENTH_BATCH, SEVENTEENTH_BATCH
 from tests.judges.real.measure import OUTCOMES, SPLITS, corpus_path, load, measure, outcome, table
 from tests.judges.real.sources import MAX_RESPONSE_CHARS
 
@@ -80,13 +80,14 @@ def test_sizes_and_split(corpus):
     assert sum(n.values()) >= MIN_RECORDS
     assert 0.17 <= n["heldout"] / sum(n.values()) <= 0.23
     assert sum(corpus_path(s).stat().st_size for s in SPLITS) <= MAX_TOTAL_BYTES
-    # Stratified: every source/model with at least five records has some in each split (the eleventh batch's strata are
-    # whole sources, its models sampled together: there the source is the stratum).
+    # Stratified: every source/model with at least five records has some in each split (the eleventh and seventeenth
+    # batches' strata are whole sources, their models sampled together: there the source is the stratum).
     strata: dict[str, Counter] = defaultdict(Counter)
     for split, rows in corpus.items():
         for _, rec in rows:
             source = rec["id"].split(":", 1)[0]
-            strata[source if source in ELEVENTH_BATCH else f"{source}:{rec['model']}"][split] += 1
+            whole = source in ELEVENTH_BATCH or source in SEVENTEENTH_BATCH
+            strata[source if whole else f"{source}:{rec['model']}"][split] += 1
     for key, c in strata.items():
         if sum(c.values()) >= 5:
             assert c["heldout"] and c["tuning"], f"{key}: {dict(c)}"
