@@ -13,6 +13,7 @@ from judges.rules.extract import (Boxed, boxed_from_last, committed_text, findit
                                   retracted_after)
 from judges.rules.invented_problem import before_invented_problem
 from judges.rules.normalise import final_answer_text, fullwidth
+from judges.rules.thinking import closed_thinking, unsettled
 from judges.rules.numbers import MAX_ANSWER_CHARS, evaluate, integer_value, needs_sympy
 
 # Bump whenever a change can flip a verdict (grades of older runs then stay apart).
@@ -307,19 +308,22 @@ class ReadFailed(Exception):
     """The reading could not finish: the time limit passed, or no sympy worker runs. The message says which."""
 
 
-def read_aime(response: str, deadline: Deadline | None = None) -> AimeReading:
+def read_aime(response: str, deadline: Deadline | None = None, cut_off: bool = False) -> AimeReading:
     """Find the last committed final answer in a response and read its integer value.
 
+    cut_off: the response stopped at the token limit with no thinking split off; if it never closed a
+    thinking block, it may end inside the thinking its chat template opened, and only a settled answer
+    counts (judges/rules/thinking.py).
     Raises ReadFailed when the deadline (default: TIME_LIMIT_S from now) passes first, or when an
     expression needs sympy and no worker runs.
     """
     try:
-        return _read(response, deadline or Deadline(TIME_LIMIT_S))
+        return _read(response, deadline or Deadline(TIME_LIMIT_S), cut_off and not closed_thinking(response))
     except (SampleTimeout, sympy_pool.WorkerUnavailable) as exc:
         raise ReadFailed(str(exc)) from exc
 
 
-def _read(response: str, deadline: Deadline) -> AimeReading:
+def _read(response: str, deadline: Deadline, thinking_cut: bool) -> AimeReading:
     text, think_open = committed_text(response)
     if not text.isascii():
         text = fullwidth(text)
@@ -327,6 +331,10 @@ def _read(response: str, deadline: Deadline) -> AimeReading:
     found = _find_answer(text, deadline)
     if isinstance(found, str):
         return AimeReading(None, None, None, found)
+    if found is None and thinking_cut:  # a sentence mid-thought states nothing
+        return AimeReading(None, None, None, "think block not closed" if think_open else "cut off before settling on an answer")
+    if found is not None and thinking_cut and unsettled(text, found[0], found[1]):
+        return AimeReading(None, None, None, f"cut off while still weighing {found[2]!r}")
     if found is None:
         bare = _BARE_NUMBER_RE.fullmatch(text)
         if bare:  # the whole committed text is one number ("25", "**025**", "$25$.")

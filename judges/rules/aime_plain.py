@@ -19,8 +19,8 @@ _WORD = "(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
 _VALUE = rf"(?P<n>{_INT}|(?i:{_WORD})\b)"
 # "... is 9.", "... is: 6", "... is **2013**", "... is 99%", "... is 10 years." (a unit may follow).
 _STATEMENT_RE = re.compile(
-    rf"(?:\b(?:is|are|was|were|equals|is\s+equal\s+to|would\s+be|will\s+be)|\b(?i:final\s+value))[ \t]*(?::[ \t]*)?[*_$]*{_VALUE}(?:\.0+(?=[*_$]*[.!]))?[*_$]*"
-    r"(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_.!]*\Z")
+    rf"(?:\b(?:is|are|was|were|equals|is\s+equal\s+to|would\s+be|will\s+be)|\b(?i:final\s+value))[ \t]*(?::[ \t]*)?[*_$]*(?:\\\([ \t]*)?{_VALUE}(?:\.0+(?=[*_$]*[.!]))?[*_$]*"
+    r"(?:[ \t]*\\\))?(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_.!]*\Z")
 # "There are three objects left ...": a count opening a short reply's closing sentence.
 # A leading clause may come first: "After subtracting the cubes, there are 4 objects left."
 _THERE_ARE_RE = re.compile(rf"[ \t*_]*(?:so,?[ \t]+|therefore,?[ \t]+|[^,.\n \t*_][^,.\n]{{0,120}},[ \t]+)?there[ \t]+"
@@ -49,7 +49,7 @@ _SIGNED_NUMBER_RE = re.compile(r"(?:(?<![\w)\]}])[-−])?\d[\d,]*(?:\.\d+)?")  #
 _FIRST_VERB_RE = re.compile(r"\b(?:is|are|was|were|equals|would[ \t]+be|will[ \t]+be)\b")
 _COPULA_AFTER_RE = re.compile(r"\b(?:is|are|was|were|equals)\b")
 # A closing sentence that opens with a count and what it counts, then a verb: "Ten men can stay ...".
-_OPENING_COUNT_RE = re.compile(rf"[*_]*(?P<n>{_INT}|(?i:{_WORD})\b)[*_]*[ \t]+(?P<counted>[A-Za-z][A-Za-z'-]*(?:[ \t]+[A-Za-z][A-Za-z'-]*)?)"
+_OPENING_COUNT_RE = re.compile(rf"[*_]*(?P<n>{_INT}|(?i:{_WORD})\b)[*_]*(?:%[ \t]+of(?:[ \t]+the)?)?[ \t]+(?P<counted>[A-Za-z][A-Za-z'-]*(?:[ \t]+[A-Za-z][A-Za-z'-]*)?)"
                                r"[ \t]+(?:were|was|are|is|will|would|can|could|did|do|does|have|has|had|need|needs|must|should"
                                r"|[a-z]+ed|accept|get|got|remain|remains)\b")
 # "did not", "were not": a negation inside what is counted, not a hedge on the count.

@@ -447,11 +447,20 @@ def _conflict(text: str, pos: int, letter: str, letters: tuple[str, ...], option
         return None
     other = option_starting(quoted, options)
     own = letters.index(letter)
-    if other is None or other == own or quotes_own_option(quoted, options[own]):
+    if other is None or other == own:
         return None
+    if quotes_own_option(quoted, options[own]) and not _whole_other(quoted, options[other], options[own]):
+        return None  # its own option's words, or the start of them
     if text[pos - 1:pos] == "(" and _after_own_text(text, pos - 1, options[own]):
         return None  # "... is by skin biopsy (D). Wood lamp examination (A) ...": the letter closes its own option's words
     return letters[other]
+
+
+def _whole_other(quoted: str, other: str, own: str) -> bool:
+    """Whether the quoted words are another option whole and only the start of the letter's own ("B. ['Hi!', 'Hi!']"
+    where that list is option F and B's list is longer)."""
+    said = strip_tail(tokens(quoted))
+    return said == strip_tail(tokens(other)) and said != strip_tail(tokens(own))
 
 
 def _after_own_text(text: str, pos: int, option: str) -> bool:

@@ -45,7 +45,9 @@ class RulesJudge(Judge):
         if gold is None:
             return Verdict(None, None, "judge_error", {"error": f"AIME target {record.target!r} is not an integer"})
         try:
-            reading = aime.read_aime(record.response or "")  # within aime.TIME_LIMIT_S, read per sample
+            # within aime.TIME_LIMIT_S, read per sample; cut off inside thinking, only a settled answer counts
+            reading = aime.read_aime(record.response or "",
+                                     cut_off=record.finish_reason == "length" and record.reasoning is None)
         except aime.ReadFailed as exc:
             return Verdict(None, None, "judge_error", {"error": str(exc)})
         if reading.text is None:

@@ -80,6 +80,11 @@ _SI_UNIT_RE = re.compile(
     r"(?<=[\d}).])\s*(?:" + _SI_TERM + r"(?:\s*(?:/|\\cdot|·|\*)\s*" + _SI_TERM + r")+"
     r"|[kMGmµμ](?:m|s|g|V|J|N|W|Pa|Hz|A|eV|mol)|eV|mol|Pa|Ω|\\Omega)"
     r"\s*\.?\s*$")
+# An ordinal ("12th", "12^{\\mathrm{th}}" once unwrapped to "12^{ th }") names the number: "the 12th grade" reads as 12.
+_ORDINAL_RE = re.compile(r"(?<=\d)(?:\^\s*\{?\s*(?:st|nd|rd|th)\s*\}?|(?:st|nd|rd|th)\b)")
+# A number written in the base the problem asks for ("52_8", "204_{5}"): its digits are the answer as written. Read only
+# when every digit is a digit of that base.
+_BASE_SUBSCRIPT_RE = re.compile(r"^(\d+)_\{?\s*(\d{1,2})\s*\}?$")
 _PERCENT_TAIL_RE = re.compile(r"(?<!\s)\s*\\?%\s*$")  # starts only where a space run does: linear
 # LaTeX written as the Unicode symbol a model may type instead: \hbar/ħ, \sqrt{2}/√2, \frac{a}{b}/a/b.
 _HBAR_RE = re.compile(r"\\hbar\b")
@@ -137,6 +142,10 @@ def final_answer_text(text: str) -> str:
     s = _PERCENT_TAIL_RE.sub("", s)
     s = _BARE_UNIT_RE.sub("", s).strip().rstrip(".").strip()
     s = _SI_UNIT_RE.sub("", s).strip()
+    s = _ORDINAL_RE.sub("", s)
+    base = _BASE_SUBSCRIPT_RE.match(s)
+    if base and 2 <= int(base.group(2)) <= 36 and all(int(d) < int(base.group(2)) for d in base.group(1)):
+        s = base.group(1)
     s = join_thousands(strip_emphasis(s))
     s = _EMPHASIS_MARKS_RE.sub("", _POWER_STARS_RE.sub("^", s))
     return _WHITESPACE_RE.sub(" ", s).strip()

@@ -67,3 +67,11 @@ OPTIONS = ["Measles", "Malaria", "Tuberculosis", "Cholera"]
 ])
 def test_a_conclusion_after_a_negated_premise(response, expected):
     assert letter(response, OPTIONS) == expected
+
+
+def test_another_option_whole_is_not_the_start_of_its_own():
+    options = ["['a', 'a', 'a', 'a', 'a']", "['a', 'a', 'a', 'a', 'a', 'a']", "['a']", "['a', 'a', 'a', 'a']"]
+    reading = gpqa.read_letter("**Answer: B. ['a', 'a', 'a', 'a']**", LETTERS, options)
+    assert reading.letter is None and reading.ambiguous == ("B", "D")  # the words are option D whole
+    assert letter("**Answer: B. ['a', 'a', 'a', 'a', 'a', 'a']**", options) == "B"
+    assert letter("**Answer: A. ['a', 'a', 'a', 'a', 'a'**", options) == "A"  # cut short: the start of its own

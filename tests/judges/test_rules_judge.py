@@ -57,6 +57,14 @@ def test_truncated_without_answer_is_no_answer_for_the_grade_stage_to_relabel():
     assert "think" in v.detail["note"]
 
 
+def test_an_aime_answer_still_weighed_when_the_token_limit_hit_is_no_answer():
+    # the chat template opened <think> (no tag in the response): stopped at the limit, a guess is not a commitment
+    response = "So n = 13 fails. Perhaps the answer is n = 14, since the next formula gives"
+    v = RulesJudge().grade(_record("aime", response, "14", finish_reason="length"))
+    assert (v.status, v.correct) == ("no_answer", False) and "cut off" in v.detail["note"]
+    assert RulesJudge().grade(_record("aime", response, "14")).correct is True  # finished normally: read as before
+
+
 def test_verdict_detail_says_why_an_answer_is_wrong():
     judge = RulesJudge()
     assert judge.grade(_record("aime", "\\boxed{1000}", "0")).detail["reason"] == "outside 0-999"

@@ -54,3 +54,36 @@ def test_a_count_in_words_that_the_program_printed():
 ])
 def test_a_concluding_sentence_with_one_value(response, value):
     assert read_aime(response).value == value
+
+
+@pytest.mark.parametrize("text, clean", [
+    ("52_8", "52"), ("204_{5}", "204"), ("10_2", "10"),
+    ("59_8", "59_8"),  # 9 is no digit of base 8: not a number written in that base
+    ("x_1", "x_1"),
+    ("12^{\\mathrm{th}}", "12"), ("3rd", "3"), ("21st", "21"),
+])
+def test_numbers_written_in_a_base_and_ordinals(text, clean):
+    assert final_answer_text(text) == clean
+
+
+@pytest.mark.parametrize("response, value", [
+    ("Therefore, the final answer is: $\\boxed{12^{\\mathrm{th}}}$ grade.\n\nANSWER: 12th grade", 12),
+    ("The product in base 8 is $\\boxed{52_8}$.", 52),
+    ("We solve for the area.\n\n**Answer:**  \nThe area of triangle \\( ACD \\) is \\( 14 \\).", 14),
+    ("```python\nprint(12 / 20 * 100)\n```\n```output\n60.0\n```\n60% of the students signed up for painting.", 60),
+])
+def test_values_in_the_shapes_r1_distills_and_tora_write(response, value):
+    assert read_aime(response).value == value
+
+
+CUT_IN_THINKING = ("Okay, so the area depends on n. Let me try n = 13: too small. Perhaps the answer is n = 14, "
+                   "since the next formula gives")
+
+
+def test_an_answer_cut_off_while_thinking_is_no_answer():
+    # the chat template opened <think>: the response shows no tag, and the token limit stopped it mid-thought
+    assert read_aime(CUT_IN_THINKING).value == 14  # finished normally, the tentative statement is still read
+    assert read_aime(CUT_IN_THINKING, cut_off=True).value is None
+    assert read_aime("Hmm, so 14 works. Let me check 15 as well, which", cut_off=True).value is None
+    settled = "</think>\n\nThe answer is 14."
+    assert read_aime(CUT_IN_THINKING + settled, cut_off=True).value == 14  # the thinking closed: read as usual

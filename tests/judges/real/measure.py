@@ -7,7 +7,7 @@ correct: the reader's answer equals the label (or both are none); wrong: a diffe
 (a silent wrong answer); miss: no answer where the label has one; false: an answer where the label is none;
 error: the reader raised or passed its time limit.
 A record of a model that writes its thinking into the response and never closed it is read as cut off
-(gpqa.read_letter(..., cut_off=True)), what the grade stage learns from finish_reason "length".
+(`cut_off=True` to either reader), what the grade stage learns from finish_reason "length".
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def read(rec: dict[str, Any]) -> Any:
                                    cut_off=cut_off_in_thinking(rec))
         return None if reading.ambiguous else reading.letter
     # An AIME answer is an integer: answer text with no integer value counts as no answer.
-    return aime.read_aime(rec["response"]).value
+    return aime.read_aime(rec["response"], cut_off=cut_off_in_thinking(rec)).value
 
 
 def outcome(label: Any, got: Any) -> str:
