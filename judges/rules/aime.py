@@ -13,8 +13,8 @@ from judges.rules.extract import (Boxed, boxed_from_last, committed_text, findit
                                   retracted_after)
 from judges.rules.invented_problem import before_invented_problem
 from judges.rules.normalise import final_answer_text, fullwidth
-from judges.rules.thinking import closed_thinking, unsettled
 from judges.rules.numbers import MAX_ANSWER_CHARS, evaluate, integer_value, needs_sympy
+from judges.rules.thinking import closed_thinking, unsettled
 
 # Bump whenever a change can flip a verdict (grades of older runs then stay apart).
 PARSER_VERSION = "aime-v10"
@@ -332,7 +332,8 @@ def _read(response: str, deadline: Deadline, thinking_cut: bool) -> AimeReading:
     if isinstance(found, str):
         return AimeReading(None, None, None, found)
     if found is None and thinking_cut:  # a sentence mid-thought states nothing
-        return AimeReading(None, None, None, "think block not closed" if think_open else "cut off before settling on an answer")
+        return AimeReading(None, None, None,
+                           "think block not closed" if think_open else "cut off before settling on an answer")
     if found is not None and thinking_cut and unsettled(text, found[0], found[1]):
         return AimeReading(None, None, None, f"cut off while still weighing {found[2]!r}")
     if found is None:

@@ -19,8 +19,9 @@ _WORD = "(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
 _VALUE = rf"(?P<n>{_INT}|(?i:{_WORD})\b)"
 # "... is 9.", "... is: 6", "... is **2013**", "... is 99%", "... is 10 years." (a unit may follow).
 _STATEMENT_RE = re.compile(
-    rf"(?:\b(?:is|are|was|were|equals|is\s+equal\s+to|would\s+be|will\s+be)|\b(?i:final\s+value))[ \t]*(?::[ \t]*)?[*_$]*(?:\\\([ \t]*)?{_VALUE}(?:\.0+(?=[*_$]*[.!]))?[*_$]*"
-    r"(?:[ \t]*\\\))?(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_.!]*\Z")
+    rf"(?:\b(?:is|are|was|were|equals|is\s+equal\s+to|would\s+be|will\s+be)|\b(?i:final\s+value))[ \t]*(?::[ \t]*)?"
+    rf"[*_$]*(?:\\\([ \t]*)?{_VALUE}(?:\.0+(?=[*_$]*[.!]))?[*_$]*(?:[ \t]*\\\))?"  # "is **9**", "is \\( 14 \\)"
+    r"(?P<unit>[ \t]*%|(?:[ \t]+[A-Za-z][A-Za-z'-]*){1,2})?[ \t*_.!]*\Z")
 # "There are three objects left ...": a count opening a short reply's closing sentence.
 # A leading clause may come first: "After subtracting the cubes, there are 4 objects left."
 _THERE_ARE_RE = re.compile(rf"[ \t*_]*(?:so,?[ \t]+|therefore,?[ \t]+|[^,.\n \t*_][^,.\n]{{0,120}},[ \t]+)?there[ \t]+"
