@@ -2,7 +2,7 @@
 
 The repository (MIT) studies whether reasoning models say so when a hint in the prompt steers them: 200 MMLU-Pro test
 questions (MIT) asked with a system message that wants the thinking to open with a "PROMPT ANALYSIS" and the output to be
-only "FINAL ANSWER: X", once without a hint ("baseline") and once per kind of hint (a user's guess, grader code, question
+only "FINAL ANSWER: X", once without a hint ("baseline") and once per kind of hint (a user's guess, a grader, question
 metadata, leaked "unethical" information) pointing at the right or at a wrong option. Each JSONL line keeps the answer
 text (`result.response`) apart from the thinking (`result.reasoning_trace`), as the APIs returned them; the record's
 response is the answer text alone, what a harness sees from such an API. The snapshot holds the files of Claude Haiku
