@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.judges.real import (eleventh_batch, fifteenth_batch, hinted_mmlupro, saturn_math500, seventeenth_batch,
-                               thoughtsource, tora)
+                               thoughtsource, tora, twentyfirst_batch)
 from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_pro_candidates,
                                       gsm_solution_candidates, llama31_mmlu_pro_candidates, math_v_candidates,
                                       mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
@@ -116,11 +116,14 @@ EIGHTEENTH_BATCH = (saturn_math500.PREFIX,)
 # without a hint in the prompt (hinted_mmlupro.py); one stratum per model and hint condition, 36 plain and up to 8 hard
 # responses each. Sampled from its own candidates, so no earlier sample moves.
 NINETEENTH_BATCH = (hinted_mmlupro.PREFIX,)
+# More responses from fourteen sources already used, none sampled by any earlier batch (twentyfirst_batch.py); one
+# stratum per source, drawn after every earlier sample.
+TWENTYFIRST_BATCH = twentyfirst_batch.PREFIXES
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
                    "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH,
                    *TENTH_BATCH, *ELEVENTH_BATCH, *TWELFTH_BATCH, *THIRTEENTH_BATCH, *FOURTEENTH_BATCH,
                    *FIFTEENTH_BATCH, *SIXTEENTH_BATCH, *SEVENTEENTH_BATCH, *EIGHTEENTH_BATCH,
-                   *NINETEENTH_BATCH)
+                   *NINETEENTH_BATCH, *TWENTYFIRST_BATCH)
 for _source in eleventh_batch.PLAIN:
     PLAIN_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.PLAIN[_source]
     HARD_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.HARD[_source]
@@ -129,6 +132,10 @@ for _source in seventeenth_batch.PLAIN:
     PLAIN_PER_MODEL[seventeenth_batch.PREFIX + _source] = seventeenth_batch.PLAIN[_source]
     HARD_PER_MODEL[seventeenth_batch.PREFIX + _source] = seventeenth_batch.HARD[_source]
     LETTERED_PER_MODEL[seventeenth_batch.PREFIX + _source] = 0
+for _source in twentyfirst_batch.PLAIN:
+    PLAIN_PER_MODEL[twentyfirst_batch.PREFIX + _source] = twentyfirst_batch.PLAIN[_source]
+    HARD_PER_MODEL[twentyfirst_batch.PREFIX + _source] = twentyfirst_batch.HARD[_source]
+    LETTERED_PER_MODEL[twentyfirst_batch.PREFIX + _source] = 0
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -181,6 +188,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return plain_label(eleventh_batch.original(c))  # the same rules as its source's earlier batch
     if c.id.startswith(SEVENTEENTH_BATCH):
         return plain_label(seventeenth_batch.original(c))
+    if c.id.startswith(TWENTYFIRST_BATCH):
+        return plain_label(twentyfirst_batch.original(c))
     if c.id.startswith("mathvista-"):
         return _mathvista_plain(c)
     if c.id.startswith(("qwen3-mmlupro:", "r1-mmlupro:")):
@@ -518,8 +527,8 @@ def _unwrap(boxed: str) -> str:
 
 def _stratum(c: Candidate) -> str:
     prefix = c.id.split(":", 1)[0]
-    if prefix in ELEVENTH_BATCH or prefix in SEVENTEENTH_BATCH:
-        return prefix  # the eleventh and seventeenth batches sample each source as a whole
+    if prefix in ELEVENTH_BATCH or prefix in SEVENTEENTH_BATCH or prefix in TWENTYFIRST_BATCH:
+        return prefix  # the eleventh, seventeenth and twenty-first batches sample each source as a whole
     subset = c.extra.get("subset")  # one stratum per source file where a model has several
     return f"{prefix}:{c.model}" + (f":{subset}" if subset else "")
 
@@ -555,7 +564,8 @@ def select(candidates: list[Candidate]) -> list[tuple[Candidate, str, Any, str |
     for stratum, group in sorted(by_stratum.items()):
         source = stratum.split(":", 1)[0]
         seed = eleventh_batch.SEED if source in ELEVENTH_BATCH else fifteenth_batch.SEED \
-            if source in FIFTEENTH_BATCH else seventeenth_batch.SEED if source in SEVENTEENTH_BATCH else SEED
+            if source in FIFTEENTH_BATCH else seventeenth_batch.SEED if source in SEVENTEENTH_BATCH \
+            else twentyfirst_batch.SEED if source in TWENTYFIRST_BATCH else SEED
         rng = random.Random(f"{seed}:{stratum}")
         labelled = [(c, *plain_label(c)) for c in group]
         plain = [x for x in labelled if x[1] == "plain"]
@@ -627,11 +637,12 @@ SOURCE_REPOS = {
 def _needs_person(c: Candidate) -> bool:
     """Whether a plainly labelled sampled response goes to a person after all: two letters in one statement, or a letter
     given with another option's words, as each batch checks it. Checked after sampling, so the sample and its split stay
-    as drawn. The seventeenth batch takes its source's checks and the eleventh batch's on top."""
-    if c.id.startswith(SEVENTEENTH_BATCH):
-        again = c.shape == "gpqa" and bool(_TWO_LETTER_STATEMENT.search(c.response)
-                                           or _fork_text_conflict(c, c.response))
-        return again or _needs_person(seventeenth_batch.original(c))
+    as drawn. The seventeenth and twenty-first batches take their source's checks and the eleventh batch's on top."""
+    for batch, module in ((SEVENTEENTH_BATCH, seventeenth_batch), (TWENTYFIRST_BATCH, twentyfirst_batch)):
+        if c.id.startswith(batch):
+            again = c.shape == "gpqa" and bool(_TWO_LETTER_STATEMENT.search(c.response)
+                                               or _fork_text_conflict(c, c.response))
+            return again or _needs_person(module.original(c))
     if c.id.startswith((*FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH, *ELEVENTH_BATCH)) \
             and _TWO_LETTER_STATEMENT.search(c.response):
         return True
@@ -686,6 +697,8 @@ def main(argv: list[str] | None = None) -> None:
                                                   [x[0] for x in chosen]))  # drawn last, none sampled before
     chosen += select(list(saturn_math500.candidates(args.saturn)))  # the same: its own strata, nothing earlier moves
     chosen += select(list(hinted_mmlupro.candidates(args.hinted_mmlu_pro)))  # the same
+    chosen += select(twentyfirst_batch.candidates([*candidates, *tanay, *tora_candidates],
+                                                  [x[0] for x in chosen]))  # drawn last, none sampled before
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
     queue = []

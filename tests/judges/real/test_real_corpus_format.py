@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.judges.real.build_corpus import ELEVENTH_BATCH, SEVENTEENTH_BATCH
+from tests.judges.real.build_corpus import ELEVENTH_BATCH, SEVENTEENTH_BATCH, TWENTYFIRST_BATCH
 from tests.judges.real.measure import OUTCOMES, SPLITS, corpus_path, load, measure, outcome, table
 from tests.judges.real.sources import MAX_RESPONSE_CHARS
 
@@ -18,7 +18,7 @@ SOURCES_MD = (HERE / "SOURCES.md").read_text(encoding="utf-8")
 REQUIRED = ("id", "shape", "response", "model", "family", "reasoning_model", "source", "label",
             "label_method", "why", "split", "trimmed_chars", "asked_format")
 MIN_RECORDS = 1000
-MAX_TOTAL_BYTES = 6_000_000  # both gz files; the nineteenth batch (long reasoning written into the answer) passed 5 MB
+MAX_TOTAL_BYTES = 6_000_000  # both gz files; they passed 5 MB with the nineteenth and twenty-first batches
 
 
 def _records(split: str) -> list[tuple[int, dict]]:
@@ -80,13 +80,13 @@ def test_sizes_and_split(corpus):
     assert sum(n.values()) >= MIN_RECORDS
     assert 0.17 <= n["heldout"] / sum(n.values()) <= 0.23
     assert sum(corpus_path(s).stat().st_size for s in SPLITS) <= MAX_TOTAL_BYTES
-    # Stratified: every source/model with at least five records has some in each split (the eleventh and seventeenth
-    # batches' strata are whole sources, their models sampled together: there the source is the stratum).
+    # Stratified: every source/model with at least five records has some in each split (the eleventh, seventeenth and
+    # twenty-first batches' strata are whole sources, their models sampled together: there the source is the stratum).
     strata: dict[str, Counter] = defaultdict(Counter)
     for split, rows in corpus.items():
         for _, rec in rows:
             source = rec["id"].split(":", 1)[0]
-            whole = source in ELEVENTH_BATCH or source in SEVENTEENTH_BATCH
+            whole = source in ELEVENTH_BATCH or source in SEVENTEENTH_BATCH or source in TWENTYFIRST_BATCH
             strata[source if whole else f"{source}:{rec['model']}"][split] += 1
     for key, c in strata.items():
         if sum(c.values()) >= 5:
