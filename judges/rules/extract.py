@@ -91,10 +91,17 @@ def committed_text(response: str) -> tuple[str, bool]:
 
 def _answer_block(text: str) -> str:
     """The body of the last closed <answer>...</answer> block, the answer of the format R1-style models are trained
-    to (SophiaVL-R1 on MathVista, tests/judges/real); the text itself when it has none."""
+    to (SophiaVL-R1 on MathVista, tests/judges/real), when it closes the text; the text itself otherwise. A block
+    with words after it is quoted, not given ("The metadata contains an <answer>B</answer> tag ... FINAL ANSWER: G")."""
     close = text.rfind("</answer>")
     opened = text.rfind("<answer>", 0, close) if close >= 0 else -1
-    return text[opened + len("<answer>"):close] if opened >= 0 else text
+    if opened < 0 or _WORD_AFTER_BLOCK_RE.search(_END_TOKEN_RE.sub("", text[close + len("</answer>"):])):
+        return text
+    return text[opened + len("<answer>"):close]
+
+
+_WORD_AFTER_BLOCK_RE = re.compile(r"\w")
+_END_TOKEN_RE = re.compile(r"<[|/]?[\w|]{1,20}[|]?>")  # "</s>", "<|im_end|>", "<|endoftext|>"
 
 
 # End-of-sequence tokens some model servers leave at the end of a reply (MathVista's miniGPT-4, tests/judges/real).

@@ -18,7 +18,7 @@ from judges.rules.vocabulary import (ANSWER_RE_PART, ANSWER_WORDS, CHOICE_WORDS,
                                     alternation)
 from judges.rules.gpqa_plain import (ANY_LABEL_RE, closing_bracket, closing_letter, closing_predicate, label_after_copula,
                                     label_with_own_text, opening_line_option, opening_predicate, opening_quote,
-                                    yes_no_opening)
+                                    yes_no_opening, zh_conclusion)
 from judges.rules.answer_hedges import hedge_around
 from judges.rules.outside_label import label_outside_choices
 from judges.rules.thinking import closed_thinking, unsettled
@@ -34,8 +34,8 @@ TIME_LIMIT_S = 5.0  # per sample, as for AIME: past it the sample is a judge_err
 # Markdown, math and bracket wrappers allowed between an anchor and its letter.
 _WRAP = (r"(?P<wrap>(?:[\s*_$«“\"]|\\boxed\s*\{|\\" + WRAPPER_RE_PART + r"\s*\{|\\\(|\\\[|\(|\[|\{|(?:option|choice)\b)*)")
 # After the letter: no further word character (so "Cannot" and "Carbon" are not C), and not
-# hedged between two letters ("B or C", "A/C", "A, B").
-_LETTER = r"(?P<letter>[A-Za-z])(?![A-Za-z0-9])(?![ \t]*[=^_])(?!\)?\**\s*(?:or|and|/|,|&)\s*\(?(?-i:[A-Z])(?![A-Za-z0-9]))"
+# hedged between two letters ("B or C", "A/C", "A, B", "C、D").
+_LETTER = r"(?P<letter>[A-Za-z])(?![A-Za-z0-9])(?![ \t]*[=^_])(?!\)?\**\s*(?:or|and|/|,|&|、|和|或)\s*\(?(?-i:[A-Z])(?![A-Za-z0-9]))"
 _I = re.IGNORECASE
 
 # Every anchor contains one of these words; they are found with fast substring searches of the
@@ -57,12 +57,13 @@ _AT_ANSWER = (
     re.compile(rf"{_ANS}{_BETWEEN}[ \t]+{_COPULA}\b(?:[ \t]*:)?{_AFTER_COPULA}{_WRAP}{_LETTER}", _I),
 )
 # "The answer (D) is the closest.", "The answer (B) is 102,000 Pa.": the letter bracketed between the answer word and
-# its verb (Qwen-VL on MMMU, tests/judges/real); "is not", "is incorrect" judge an option instead of choosing it.
+# its verb (Qwen-VL on MMMU, tests/judges/real); "is not", "is incorrect", "is disregarded" judge an option instead of
+# choosing it.
 _AT_ANSWER_LABELLED = re.compile(
     rf"{_ANS}[ \t]+\((?P<letter>(?-i:[A-Z]))\)[ \t]+(?:is|would\s+be)\b"
-    r"(?![ \t]+(?:not|incorrect|wrong|false|ruled|eliminated|unlikely)\b)", _I)
-# 答案：C / 正确答案是 (C) / 答え：D
-_AT_ZH = re.compile(rf"{alternation(CJK_ANSWER_WORDS)}(?:\s*(?:是|为|應該是|应该是|は))?(?:\s*[:：])?{_WRAP}{_LETTER}", _I)
+    r"(?![ \t]+(?:not|incorrect|wrong|false|ruled|eliminated|unlikely|disregarded|ignored|rejected|dismissed)\b)", _I)
+# 答案：C / 正确答案是 (C) / 答え：D / 【答案】 C <eoa> (GAOKAO-Bench's template)
+_AT_ZH = re.compile(rf"{alternation(CJK_ANSWER_WORDS)}(?:】|\])?(?:\s*(?:是|为|應該是|应该是|は))?(?:\s*[:：])?{_WRAP}{_LETTER}", _I)
 # 故选C / 应选 B / 正确选项是 C: "选" only counts after a word that makes it the model's choice.
 _AT_ZH_CHOOSE = re.compile(rf"选(?:项)?(?:\s*(?:是|为))?(?:\s*[:：])?{_WRAP}{_LETTER}", _I)
 _ZH_CHOOSERS = ("故", "应", "應", "所以", "因此", "正确", "我", "最终", "综上")
@@ -356,9 +357,16 @@ def _scan(text: str, bare_line: re.Pattern, valid: set[str], deadline: Deadline)
             nxt = text[m.end("letter"):m.end("letter") + 1]
             if not wrapped and nxt and nxt not in _FOLLOW_OK:
                 continue
+        if letter.islower() and _SUBPART_LIST_RE.match(text, m.end("letter")):
+            continue  # "Answer: a) FFF, b) EDCC": the labels of a sub-question's parts, not a letter chosen
+        if letter == "I" and _PRONOUN_I_RE.match(text, m.end("letter")):
+            # "FINAL ANSWER: I cannot determine ...": the pronoun, not option I; the answer given is no letter
+            if m.re in _AT_ANSWER and (rejected is None or pos > rejected[0]):
+                rejected = (pos, "the answer given is a sentence, not a letter")
+            continue
         if letter.upper() not in valid:
             if letter.upper() not in ("I", "X") and (rejected is None or pos > rejected[0]):
-                rejected = (pos, letter.upper())  # "Answer: I think..." and a placeholder X are no choices
+                rejected = (pos, f"letter {letter.upper()} is not a choice")  # "Answer: I think..." and X are no choices
             continue
         if m.re in _AT_ANSWER:
             answered.append((pos, letter.upper()))
@@ -596,7 +604,9 @@ def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: li
             # may also quote an option inside its line.
             named = options_equal(bodies[start], options) if start in bodies else set()
             if not named and committed:
-                named = options_named(segment.strip("*_ \t\"“”'‘’"), options)  # 'The correct answer is "No."'
+                said = segment.strip("*_ \t\"“”'‘’")
+                bracketed = _BRACKETED_VALUE_RE.fullmatch(said)  # "The answer is (86).": an option's value in brackets
+                named = options_named(bracketed.group(1) if bracketed else said, options)  # '... is "No."'
             if named:  # the latest statement that names options decides; naming two is no answer
                 return letters[named.pop()] if len(named) == 1 else None
     last = _statement_at(text, text.rstrip().rfind("\n") + 1)
@@ -618,7 +628,7 @@ _PLAIN_RULES = ((yes_no_opening, "yes/no"), (label_with_own_text, "label with it
                 (label_after_copula, "label after a copula"),
                 (closing_predicate, "closing predicate"), (closing_bracket, "closing bracket"),
                 (opening_predicate, "opening predicate"), (opening_quote, "opening quote"),
-                (opening_line_option, "opening line"), (closing_letter, "closing letter"))
+                (opening_line_option, "opening line"), (closing_letter, "closing letter"), (zh_conclusion, "conclusion"))
 
 
 def _normalise(text: str) -> str:
@@ -749,6 +759,9 @@ _LOOP_UNIT_CHARS = 400
 # The first letter's own words may come between: "(B) 13 and (C) 26", "(A) apoptosis and (B) free radical injury".
 _PAIRED_AFTER_RE = re.compile(r"[)\]]?[*_]*(?:[ \t]+[^\s.!?;:()][^\n.!?;:()]{0,60}?)?[ \t]*(?:,[ \t]*)?(?i:or|and|&)[ \t]+"
                               r"(?:(?i:option|choice)[ \t]+)?[*_]*(?:\((?P<other>[A-Za-z])|(?P<other_label>[A-Z]))\)(?![A-Za-z0-9])")
+# Another label later on the answer's line, after the first label's words and a wide gap or a list comma: "C. <words>
+# D. <words>" (GAOKAO-Bench's text-davinci-003, tests/judges/real).
+_LABELS_LISTED_AFTER_RE = re.compile(r"[)\]]?[.、][^\n]{1,80}?(?:[ \t]{2,}|[,;、][ \t]*)(?P<other>[A-Z])[.、]")
 # Another parenthesised letter right before the one read, in the same list: "(E), and (G)".
 _LISTED_BEFORE_RE = re.compile(r"\((?P<other>[A-Z])\)[ \t]*(?:,[ \t]*)?(?:and[ \t]+|or[ \t]+|&[ \t]*)?\(?$")
 # A later statement that gives two letters as the answer ("The answer is C and H."): no single answer stands.
@@ -766,14 +779,20 @@ def _several_questions(text: str, answered: list[tuple[int, str]]) -> str | None
     the last statement is read, as for any answer restated or revised (docs/grading.md).
     """
     letters = [letter for _, letter in answered]
-    if len(set(letters)) < 2:
-        return None
+    if len(set(letters)) < 2 or _FINAL_BEFORE_RE.search(text, max(0, answered[-1][0] - 24), answered[-1][0]):
+        return None  # one letter, or the last statement is the final answer to the whole question
     for (p0, a), (p1, b) in zip(answered, answered[1:]):
         if a != b and _PART_LABEL_RE.search(text, p0, p1):
             return ", ".join(letters)
     return None
 
 
+_BRACKETED_VALUE_RE = re.compile(r"\(([^()\n]{1,40})\)[.!]?")
+_SUBPART_LIST_RE = re.compile(r"\)[^\n]{0,80}?[,;][ \t]*[b-h]\)")
+_FINAL_BEFORE_RE = re.compile(r"\bfinal[ \t]+answer\b", re.IGNORECASE)
+# What follows the pronoun "I" in a sentence: "I cannot", "I think", "I'm".
+_PRONOUN_I_RE = re.compile(r"(?:[ \t]+(?:cannot|can|could|think|believe|am|do|don't|don’t|would|will|need|have|must|should|was|"
+                           r"feel|apologi[sz]e)\b|['’](?:m|d|ll|ve)\b)")
 _BRACKETED_LABEL_RE = re.compile(r"\((?P<letter>[A-Z])\)")
 
 
@@ -809,8 +828,8 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
         if whole and _bare_tail_fits(whole, letters, options):
             return GpqaReading(whole.group("letter").upper(), "bare")
     if rejected and (best is None or rejected[0] > best[0]):
-        # The last committed letter is outside the choice set: no valid answer, not an earlier one.
-        return GpqaReading(None, None, f"letter {rejected[1]} is not a choice")
+        # The last answer given is a letter outside the choice set, or no letter at all: no valid answer, not an earlier one.
+        return GpqaReading(None, None, rejected[1])
     thinking_cut = cut_off and not closed_thinking(response)
     if best is None:
         deadline.check("reading the answer")
@@ -860,6 +879,10 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     if other in valid and other != letter:
         # "The answer is (c) or (d).", "(a) and (b).", "B) ... and C) ...": a second labelled letter joined to the one read
         return GpqaReading(None, None, f"{letter} and {other} given together")
+    listed_after = _LABELS_LISTED_AFTER_RE.match(text, end)
+    if listed_after and listed_after.group("other") in valid and listed_after.group("other") != letter:
+        # "【答案】C. <option C's words>  D. <option D's words>": two labelled options on the answer's line
+        return GpqaReading(None, None, f"{letter} and {listed_after.group('other')} given together")
     listed = _LISTED_BEFORE_RE.search(text, max(0, start - 16), start)
     if listed and listed.group("other") in valid and listed.group("other") != letter:
         # "The correct options are (D), (E), and (G).", "(E) or (G)": several letters given together, no single answer

@@ -62,15 +62,16 @@ _PAREN_LETTER_RE = re.compile(
     r"(?:(?P<paren>\()(?:(?:option|choice|Option|Choice)\s+)?"
     r"|[,;—–-][ \t]*(?:which[ \t]+is[ \t]+|i\.e\.,?[ \t]+)?(?:option|choice|Option|Choice)[ \t]+)"
     r"(?P<letter>[A-Z])(?(paren)\))(?=[ \t*_]*(?:[.!;]|$))", re.MULTILINE)
-# "This matches option A", "corresponds to option B", "I'll go with C": tried only where a verb was found.
-_VERBS = ("match", "correspond", "consistent", "closest to", "go with", "going with", "choos", "select", "pick", "settle",
-          "think", "believe", "guess",
+# "This matches option A", "corresponds to option B", "aligns with answer choice E", "I'll go with C": tried only where a
+# verb was found.
+_VERBS = ("match", "correspond", "consistent", "align", "closest to", "go with", "going with", "choos", "select", "pick",
+          "settle", "think", "believe", "guess",
           "i.e.", "namely", "which is", "that is", "is option", "is choice", "is letter")
 _VERB_OPTION_RE = re.compile(
-    r"(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|closest\s+to|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
+    r"(?:match(?:es|ed)?|correspond(?:s|ing)?\s+to|consistent\s+with|align(?:s|ed)?\s+with|closest\s+to|go(?:ing)?\s+with|choose|choosing|select(?:ing)?|"
     r"pick(?:ing)?|settle\s+on|(?:think|believe|guess)\s+(?:that\s+)?it(?:'s|’s|\s+is|\s+must\s+be|\s+should\s+be)|"
     r"i\.e\.,?|namely|which\s+is|that\s+is|is(?=\s+(?:option|choice|letter)\b))\s+(?:the\s+)?(?:(?:correct|best|closest|right|final)\s+)?"
-    r"(?:(?:option|choice|letter)\s+)?[*_(\[\"“]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]\"”]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
+    r"(?:(?:answer\s+)?(?:option|choice|letter)\s+)?[*_(\[\"“]*(?P<letter>[A-Z])(?![A-Za-z0-9])(?![*_)\]\"”]*\s*(?:or|and|/|&|,)\s*[*_(\[]*[A-Z]\b)",
     re.IGNORECASE,
 )
 # "A is right", "Option C is the answer", "so, (C) it is": the letter first, then the verdict on it, read
@@ -79,13 +80,15 @@ _VERB_OPTION_RE = re.compile(
 _VERDICTS = ("correct", "right", "best", "likely", "plausible", "closest", "answer", "it is", "the one")
 _VERDICT_AT_RE = re.compile(
     r"(?:(?:correct|right|best|likely|plausible)\b(?:\s+(?:answer|option|choice|one))?|answer\b"
-    r"|closest(?=[ \t*_]*(?:[.!,;]|$)|\s+(?:answer|option|choice|match|one|value)\b)"  # "Option A is the closest."
+    r"|closest(?=[ \t*_]*(?:[.!,;]|$)|\s+(?:correct\s+)?(?:answer|option|choice|match|one|value)\b)"  # "A is the closest."
     r"|the\s+one(?=[ \t*_]*(?:[.!]|$)))"  # "C is the one." (not "the one with the lowest energy")
     r"(?!\s+(?:only|if|when|unless|under|for|in)\b)")
 _LETTER_IS_RE = re.compile(
     r"(?P<lead>(?:[Oo]ption|[Cc]hoice|[Tt]he\s+(?:answer|statement))\s+)?\(?(?P<letter>[A-Z])\)?(?:\*\*|__)?"
     r"(?:(?<=\))[ \t]+[-+$]?\d[\d.,/%]{0,12})?\s+is\s+"  # "option A) 28 is the closest": the option's value may follow
     r"(?:the\s+)?(?:most\s+)?$")
+_MAKES_LETTER_RE = re.compile(r"\b(?i:makes?|making)[ \t]+(?:(?i:answer)[ \t]+)?(?:(?i:option|choice)[ \t]+)?\(?(?P<letter>[A-Z])\)?"
+                              r"[ \t]+(?i:the)[ \t]+$")
 _SO_LETTER_RE = re.compile(r"\b(?i:so|then|thus)[,\s]+\(?(?P<letter>[A-Z])\)?\s+$")
 _CLAUSE_OPENERS_RE = re.compile(r"(?:^|[.!?:;,>]\s+|[\n(*]|\b(?i:so|thus|hence|therefore|clearly|overall)\s+)$")
 _OPTION_WORD_RE = re.compile(r"(?:option|choice|letter)\s+[*_(\[]*[A-Za-z](?![A-Za-z0-9])$", re.IGNORECASE)
@@ -415,6 +418,11 @@ def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
         if low.startswith("it is", p):
             before = _SO_LETTER_RE.search(text, max(0, p - 20), p)
         elif _VERDICT_AT_RE.match(low, p):
+            made = _MAKES_LETTER_RE.search(text, max(0, p - 40), p)
+            if made:  # "This makes option D the correct answer."
+                if made.group("letter") in valid and not negated(sentence_before(text, made.start("letter"))):
+                    yield made.start("letter"), p, made.group("letter"), "letter verdict"
+                continue
             if not _ends_with_is(low, p):
                 continue  # "A is (the) (most) right": no "is" right before the verdict word
             before = _LETTER_IS_RE.search(text, max(0, p - 40), p)

@@ -15,6 +15,7 @@ _DECOR_RE = re.compile(r"\\" + WRAPPER_RE_PART + r"\b|\\[,;:! ]|[$*_`~{}]|\\[()\
 _TIMES_RE = re.compile(r"\\times\b|\\cdot\b|[×·⋅]")
 # A degree sign in any of its spellings ("40°", "40^\\circ", "40^{\\circ}", "40\\degree"): options write it or leave it out.
 DEGREE_RE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ\b|\\degree\b|°")
+_THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _ARROW_RE = re.compile(r"\\(?:rightarrow|to|longrightarrow)\b|→")
 # Tokens: a run of letters, a run of digits, or one other visible character; spaces only separate.
 _TOKEN_RE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
@@ -39,6 +40,7 @@ def tokens(text: str) -> tuple[str, ...]:
 # MAX_SEGMENT_CHARS long, so the cache stays a few MB.
 @lru_cache(maxsize=8192)
 def _tokens(text: str) -> tuple[str, ...]:
+    text = _THOUSANDS_RE.sub("", text.replace("\\$", "$"))  # "60,000" is 60000; "\\$742.97" is $742.97
     text = latex_symbols(_ARROW_RE.sub(" -> ", _TIMES_RE.sub(" x ", DEGREE_RE.sub(" ", text))))
     text = _DECOR_RE.sub(" ", text)
     text = _WORD_HYPHEN_RE.sub(" ", unicode_spaces(text).replace("−", "-").replace("–", "-"))

@@ -19,8 +19,8 @@ _YES_NO_OPENING_RE = re.compile(r"[\s*_]*(?P<word>yes|no|true|false)[*_]*(?:[,.!
 _WORD_PAIRS = (("no", "yes"), ("false", "true"))
 # The predicate of a closing statement: what follows its last "is", "is equal to", "equals", "=".
 _COPULA_RE = re.compile(r"(?:\b(?:(?:is|was)(?:\s+(?:also|then|therefore|thus))?(?:\s+equal\s+to)?|equals"
-                        r"|(?:will|would)(?:\s+(?:most\s+)?likely)?(?:\s+be)?)\s|=|为|是)\s*",
-                        re.IGNORECASE)  # "is 20°", "is also 60°", "∠MPB = 125°", "的值为 B", "will decrease", "would be"
+                        r"|(?:will|would)(?:\s+(?:most\s+)?likely)?(?:\s+be)?)\s|=|(?<!不)为|(?<!不)是)\s*",
+                        re.IGNORECASE)  # "is 20°", "is also 60°", "∠MPB = 125°", "的值为 B" (not "不是 B"), "will decrease", "would be"
 _EXPLAINS_RE = re.compile(r"[ \t*_]*(?:this|that|it)[ \t]+is[ \t]+(?:because|since|due|why)\b", re.IGNORECASE)
 _REASON_CLAUSE_RE = re.compile(r",[ \t]+(?:as|because|since|which|due|leading|given)\b", re.IGNORECASE)
 _THAT_RE = re.compile(r"that\s+", re.IGNORECASE)
@@ -228,6 +228,18 @@ def _contains(seq: tuple[str, ...], part: tuple[str, ...]) -> bool:
 
 def _without_article(text: str) -> tuple[str, ...]:
     return tokens(_ARTICLE_RE.sub("", text.strip(), count=1) if _ARTICLE_RE.match(text.strip()) else text)
+
+
+def zh_conclusion(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """A Chinese reply's closing conclusion naming a letter with no answer marker: "综上所述，正确的叙述是 B。", "因此，错误的
+    说法是B。" (GPT-3.5-turbo on GAOKAO-Bench when it drops the 【答案】 template, tests/judges/real)."""
+    m = _ZH_CONCLUSION_RE.search(text, max(0, len(text) - _ZH_CONCLUSION_REACH))
+    return m.group("letter") if m and m.group("letter") in letters else None
+
+
+_ZH_CONCLUSION_RE = re.compile(r"(?:综上所述|综上|因此|所以|总之)[，,]?[^。\n]{0,40}?(?<!不)(?:是|为)[ \t]*[(（]?(?P<letter>[A-Z])[)）]?"
+                               r"[ \t]*[。.]?[ \t]*\Z")
+_ZH_CONCLUSION_REACH = 120
 
 
 def closing_letter(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
