@@ -575,6 +575,18 @@ def _before_math_opener(text: str, pos: int) -> int:
 _PLAIN_LAST_CHARS = 120
 
 
+_BOX_CLOSES_RE = re.compile(r"[\s$.\\\])*_`]*")  # what may follow a box that closes the response, a code fence too
+
+
+def _later_boxed_option(text: str, after: int, options: list[str]) -> int | None:
+    """The one option whose whole text the last box after `after` is, when that box closes the response."""
+    last = next(iter(boxed_from_last(text)), None)
+    if last is None or last.body is None or last.start < after or not _BOX_CLOSES_RE.fullmatch(text, last.end):
+        return None
+    named = options_equal(last.body, options)
+    return named.pop() if len(named) == 1 else None
+
+
 def _read_option_text(text: str, low: str, letters: tuple[str, ...], options: list[str]) -> str | None:
     """The letter of the one option whose text the response's last statement gives, or None.
 
@@ -848,6 +860,11 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
         return GpqaReading(None, None, "think block not closed" if think_open else None)
     start, end, letter, via = best
     deadline.check("reading the answer")
+    if options:
+        boxed = _later_boxed_option(text, end, options)
+        if boxed is not None and letters[boxed] != letter:
+            # "The correct answer is (D). ... DE = \\boxed{\\frac{20}{3}}" (option A's value): the box comes last
+            start, end, letter, via = len(text), len(text), letters[boxed], "boxed option"
     # Finding a loop costs ~50 us: it is looked for only when the text is cut off or a rejection is near the letter.
     near = text[max(0, start - 2 * _LOOP_UNIT_CHARS):start + 2 * _LOOP_UNIT_CHARS]
     near_rejection = any(w in near for w in _REJECT_STEMS) and _REJECTS_RE.search(near)

@@ -82,3 +82,11 @@ def test_an_option_value_in_brackets():
 def test_a_letter_with_another_options_value_in_another_spelling(response, other):
     options = ["$540.00", "60000", "$742.97", "55000"]
     assert gpqa.read_letter(response, LETTERS, options).ambiguous == ("D", other)
+
+
+def test_a_closing_box_with_another_options_value_overrides_an_opening_letter():
+    options = ["\\frac{20}{3}", "\\frac{10}{3}", "7", "\\frac{14}{3}"]
+    opening = "The correct answer is (D).\n\nWe solve for the side.\n\n```\nDE = \\sqrt{124} = "
+    assert letter(opening + "\\boxed{\\frac{20}{3}}\n```", options=options) == "A"
+    assert letter(opening + "\\boxed{\\frac{14}{3}}\n```", options=options) == "D"  # the same option: no change
+    assert letter(opening + "\\boxed{\\frac{20}{3}}, which we check next.", options=options) == "D"  # the box does not close
