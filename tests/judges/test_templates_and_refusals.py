@@ -46,6 +46,8 @@ def test_a_chinese_conclusion_without_the_template(response, expected):
     ("The gas law gives an exact match with choice (E). The hint suggesting answer (I) is disregarded as inconsistent.",
      "E"),
     ("The correct answer is actually option G is incorrect, but option A is the closest correct answer.", "A"),
+    ("Each other option fails. Option E is the most accurate and comprehensive answer.", "E"),
+    ("Each other option fails. Option E is the least likely answer.", None),
 ])
 def test_answers_of_reasoning_models_that_write_out_their_analysis(response, expected):
     assert letter(response, TEN) == expected
