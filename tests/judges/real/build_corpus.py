@@ -24,8 +24,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from tests.judges.real import (eleventh_batch, fifteenth_batch, gaokao_bench, hinted_mmlupro, saturn_math500,
-                               seventeenth_batch, thoughtsource, tora, twentyfirst_batch)
+from tests.judges.real import (eleventh_batch, fifteenth_batch, gaokao_bench, hinted_mmlupro, llm_reasoners_dbrx,
+                               saturn_math500, seventeenth_batch, thoughtsource, tora, twentyfirst_batch)
 from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_pro_candidates,
                                       gsm_solution_candidates, llama31_mmlu_pro_candidates, math_v_candidates,
                                       mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
@@ -125,11 +125,14 @@ TWENTIETH_BATCH = (gaokao_bench.PREFIX,)
 # More responses from fourteen sources already used, none sampled by any earlier batch (twentyfirst_batch.py); one
 # stratum per source, drawn after every earlier sample.
 TWENTYFIRST_BATCH = twentyfirst_batch.PREFIXES
+# DBRX's few-shot chain-of-thought answers on AQuA (letters A-E) and GSM8K (integers) from llm-reasoners' AutoRace data
+# (llm_reasoners_dbrx.py); one stratum per file. Sampled from its own candidates, so no earlier sample moves.
+TWENTYSECOND_BATCH = llm_reasoners_dbrx.PREFIXES
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
                    "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH,
                    *TENTH_BATCH, *ELEVENTH_BATCH, *TWELFTH_BATCH, *THIRTEENTH_BATCH, *FOURTEENTH_BATCH,
                    *FIFTEENTH_BATCH, *SIXTEENTH_BATCH, *SEVENTEENTH_BATCH, *EIGHTEENTH_BATCH,
-                   *NINETEENTH_BATCH, *TWENTIETH_BATCH, *TWENTYFIRST_BATCH)
+                   *NINETEENTH_BATCH, *TWENTIETH_BATCH, *TWENTYFIRST_BATCH, *TWENTYSECOND_BATCH)
 for _source in eleventh_batch.PLAIN:
     PLAIN_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.PLAIN[_source]
     HARD_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.HARD[_source]
@@ -142,6 +145,10 @@ for _source in twentyfirst_batch.PLAIN:
     PLAIN_PER_MODEL[twentyfirst_batch.PREFIX + _source] = twentyfirst_batch.PLAIN[_source]
     HARD_PER_MODEL[twentyfirst_batch.PREFIX + _source] = twentyfirst_batch.HARD[_source]
     LETTERED_PER_MODEL[twentyfirst_batch.PREFIX + _source] = 0
+for _source in TWENTYSECOND_BATCH:
+    PLAIN_PER_MODEL[_source] = llm_reasoners_dbrx.PLAIN[_source]
+    HARD_PER_MODEL[_source] = llm_reasoners_dbrx.HARD[_source]
+    LETTERED_PER_MODEL[_source] = 0
 
 # "The answer is (C)" as the MMLU-Pro prompt asks for it; letters are capitals only.
 _ANSWER_IS = re.compile(r"answer is:?\s*\**\s*\(?([A-P])\)?(?![A-Za-z0-9])")
@@ -226,6 +233,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return hinted_mmlupro.plain_label(c)
     if c.id.startswith(TWENTIETH_BATCH):
         return gaokao_bench.plain_label(c)
+    if c.id.startswith(TWENTYSECOND_BATCH):
+        return llm_reasoners_dbrx.plain_label(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -573,7 +582,8 @@ def select(candidates: list[Candidate]) -> list[tuple[Candidate, str, Any, str |
         source = stratum.split(":", 1)[0]
         seed = eleventh_batch.SEED if source in ELEVENTH_BATCH else fifteenth_batch.SEED \
             if source in FIFTEENTH_BATCH else seventeenth_batch.SEED if source in SEVENTEENTH_BATCH \
-            else twentyfirst_batch.SEED if source in TWENTYFIRST_BATCH else SEED
+            else twentyfirst_batch.SEED if source in TWENTYFIRST_BATCH \
+            else llm_reasoners_dbrx.SEED if source in TWENTYSECOND_BATCH else SEED
         rng = random.Random(f"{seed}:{stratum}")
         labelled = [(c, *plain_label(c)) for c in group]
         plain = [x for x in labelled if x[1] == "plain"]
@@ -639,6 +649,7 @@ SOURCE_REPOS = {
     "datta-mmlu-pro": "ishaandatta/MMLU-Pro", "tanay-mmlu-pro": "tanaybaswa/mmlu-pro",
     "thoughtsource": "OpenBioLink/ThoughtSource", "tora": "microsoft/ToRA",
     "saturn": saturn_math500.REPO, "hinted-mmlu-pro": hinted_mmlupro.REPO, "gaokao": gaokao_bench.REPO,
+    "llm-reasoners": llm_reasoners_dbrx.REPO,
 }
 
 
@@ -710,6 +721,7 @@ def main(argv: list[str] | None = None) -> None:
     chosen += select(list(gaokao_bench.candidates(args.gaokao)))  # the same
     chosen += select(twentyfirst_batch.candidates([*candidates, *tanay, *tora_candidates],
                                                   [x[0] for x in chosen]))  # drawn last, none sampled before
+    chosen += select(list(llm_reasoners_dbrx.candidates(args.llm_reasoners)))  # its own strata: nothing earlier moves
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
     queue = []
