@@ -18,7 +18,7 @@ SOURCES_MD = (HERE / "SOURCES.md").read_text(encoding="utf-8")
 REQUIRED = ("id", "shape", "response", "model", "family", "reasoning_model", "source", "label",
             "label_method", "why", "split", "trimmed_chars", "asked_format")
 MIN_RECORDS = 1000
-MAX_TOTAL_BYTES = 6_000_000  # both gz files; they passed 5 MB with the nineteenth and twenty-first batches
+MAX_TOTAL_BYTES = 8_000_000  # both gz files; they passed 5 MB with the nineteenth and twenty-first batches, 6 MB with the twenty-fourth
 
 
 def _records(split: str) -> list[tuple[int, dict]]:
