@@ -24,6 +24,7 @@ from judges.rules.outside_label import label_outside_choices
 from judges.rules.thinking import closed_thinking, unsettled
 from judges.rules.unanswered import asks_for_the_question
 from judges.rules.invented_problem import before_invented_problem
+from judges.rules.json_reply import answer_field
 from judges.rules.gpqa_options import (MAX_SEGMENT_CHARS, option_in_text, option_starting, options_equal, options_named,
                                       quotes_own_option, strip_tail, tokens)
 
@@ -800,6 +801,9 @@ def _several_questions(text: str, answered: list[tuple[int, str]]) -> str | None
 
 
 _BRACKETED_VALUE_RE = re.compile(r"\(([^()\n]{1,40})\)[.!]?")
+# The value of a JSON reply's answer field: a letter alone ("A", "(B)", "C."); several letters listed ("B, C").
+_FIELD_LETTER_RE = re.compile(r"[(\[]?(?P<letter>[A-Z])[)\]]?\.?")
+_FIELD_LETTERS_RE = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])")
 _SUBPART_LIST_RE = re.compile(r"\)[^\n]{0,80}?[,;][ \t]*[b-h]\)")
 _FINAL_BEFORE_RE = re.compile(r"\bfinal[ \t]+answer\b", re.IGNORECASE)
 # What follows the pronoun "I" in a sentence: "I cannot", "I think", "I'm".
@@ -826,10 +830,17 @@ def _read_letter(response: str, letters: tuple[str, ...], options: list[str] | N
     if options is not None and len(options) != len(letters):
         options = None
     text = _before_invented_question(_normalise(text), letters, options)
-    text = _before_summary_of_answers(before_invented_problem(text, headings="Problem"))
+    text = _before_summary_of_answers(before_invented_problem(text, headings="Problem|Q"))
     bare_line, bare_whole = _bare_patterns(letters)
     valid = {c.upper() for c in letters}
 
+    field = answer_field(text)
+    if field is not None:
+        chosen = _FIELD_LETTER_RE.fullmatch(field)
+        if chosen and chosen.group("letter") in valid:
+            return GpqaReading(chosen.group("letter"), "answer field")
+        if len(_FIELD_LETTERS_RE.findall(field)) > 1:
+            return GpqaReading(None, None, f"the answer field gives several letters ({field})")
     best, rejected, answered = _scan(text, bare_line, valid, deadline)
     parts = _several_questions(text, answered)
     if parts:

@@ -92,3 +92,24 @@ def test_a_closing_box_with_another_options_value_overrides_an_opening_letter():
     assert letter(opening + "\\boxed{\\frac{20}{3}}\n```", options=options) == "A"
     assert letter(opening + "\\boxed{\\frac{14}{3}}\n```", options=options) == "D"  # the same option: no change
     assert letter(opening + "\\boxed{\\frac{20}{3}}, which we check next.", options=options) == "D"  # the box does not close
+
+
+@pytest.mark.parametrize("response, expected", [
+    # the answer field of a JSON reply is the committed letter, whatever the reasoning string names
+    ('```json\n{\n  "response": "C",\n  "reasoning": "Option B looks close. The answer is (B)."\n}\n```', "C"),
+    ('{"reasoning": "The best answer is A.", "answer": "(D)"}', "D"),
+    ('Here is how to solve it: the answer is (A).\n\n{\n    "response": "F",\n    "reasoning": "..."\n}\n', "F"),
+    # an object whose reasoning string runs on and never closes: the field it opens with
+    ('```json\n{\n  "response": "B",\n  "reasoning": "We compute 12 x 10^8. The best answer is A.', "B"),
+    ('{"response": "B, C", "reasoning": "both hold"}', None),  # several letters
+    ('The object {"response": "B"} is what I will send. My answer is (D).', "D"),  # an object inside the prose
+])
+def test_the_answer_field_of_a_json_reply(response, expected):
+    assert letter(response, TEN) == expected
+
+
+def test_a_question_invented_after_the_answer_is_not_read():
+    from judges.rules.aime import read_aime
+    invented = "\n\nQ: A train 360 m long passes a pole in 20 s. How fast is it?\n\nA: 360 / 20 = 18. The answer is "
+    assert letter("Cost price = 360 * 100 / 120 = 300. The answer is B." + invented + "A.", TEN) == "B"
+    assert read_aime("So she has 24 apples. The answer is 24." + invented + "18.").value == 24
