@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.judges.real import (eleventh_batch, fifteenth_batch, gaokao_bench, hinted_mmlupro, saturn_math500,
-                               seventeenth_batch, thoughtsource, tora, twentyfirst_batch)
+                               seventeenth_batch, theoremqa_2023, thoughtsource, tora, twentyfirst_batch)
 from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_pro_candidates,
                                       gsm_solution_candidates, llama31_mmlu_pro_candidates, math_v_candidates,
                                       mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
@@ -52,7 +52,7 @@ PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm
                    "theoremqa-int": 125, "theoremqa-mc": 20, "mvfork-mc": 80, "mvfork-int": 45,
                    "datta-mmlupro": 12, "tsource-mc": 60, fifteenth_batch.PREFIX: fifteenth_batch.PLAIN, "tora-gsm": 300,
                    saturn_math500.PREFIX: saturn_math500.PLAIN, hinted_mmlupro.PREFIX: hinted_mmlupro.PLAIN,
-                   gaokao_bench.PREFIX: gaokao_bench.PLAIN}
+                   gaokao_bench.PREFIX: gaokao_bench.PLAIN, **theoremqa_2023.PLAIN}
 # The thirteenth batch: per run (one stratum each; keys are "tanay-mmlupro:<model>") instead of per source.
 TANAY_PLAIN = {"Jamba-1.5-large": 240, "Jamba-1.5-mini (run 1)": 100, "Jamba-1.5-mini (run 2)": 220}
 TANAY_HARD = {"Jamba-1.5-large": 8, "Jamba-1.5-mini (run 1)": 8, "Jamba-1.5-mini (run 2)": 12}
@@ -67,7 +67,7 @@ HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k
                   "datta-mmlupro": 1, "tanay-mmlupro": 0, "tsource-mc": 10,
                   fifteenth_batch.PREFIX: fifteenth_batch.HARD, "tora-gsm": 20,
                   saturn_math500.PREFIX: saturn_math500.HARD, hinted_mmlupro.PREFIX: hinted_mmlupro.HARD,
-                  gaokao_bench.PREFIX: gaokao_bench.HARD}
+                  gaokao_bench.PREFIX: gaokao_bench.HARD, **theoremqa_2023.HARD}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
                       "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
@@ -78,7 +78,8 @@ LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "g
                       "theoremqa-mc": 0, "mvfork-mc": 0, "mvfork-int": 0, "datta-mmlupro": 0,
                       "tanay-mmlupro": 0, "tsource-mc": 0,
                       fifteenth_batch.PREFIX: 0, "tora-gsm": 0, saturn_math500.PREFIX: 0,
-                      hinted_mmlupro.PREFIX: 0, gaokao_bench.PREFIX: 0}
+                      hinted_mmlupro.PREFIX: 0, gaokao_bench.PREFIX: 0,
+                      **{prefix: 0 for prefix in theoremqa_2023.PREFIXES}}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
@@ -125,11 +126,14 @@ TWENTIETH_BATCH = (gaokao_bench.PREFIX,)
 # More responses from fourteen sources already used, none sampled by any earlier batch (twentyfirst_batch.py); one
 # stratum per source, drawn after every earlier sample.
 TWENTYFIRST_BATCH = twentyfirst_batch.PREFIXES
+# The twenty-third batch: the first TheoremQA release's zero-shot answers (theoremqa_2023.py); one stratum per run and
+# kind. Sampled from its own candidates, so no earlier sample moves.
+TWENTYTHIRD_BATCH = theoremqa_2023.PREFIXES
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
                    "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH,
                    *TENTH_BATCH, *ELEVENTH_BATCH, *TWELFTH_BATCH, *THIRTEENTH_BATCH, *FOURTEENTH_BATCH,
                    *FIFTEENTH_BATCH, *SIXTEENTH_BATCH, *SEVENTEENTH_BATCH, *EIGHTEENTH_BATCH,
-                   *NINETEENTH_BATCH, *TWENTIETH_BATCH, *TWENTYFIRST_BATCH)
+                   *NINETEENTH_BATCH, *TWENTIETH_BATCH, *TWENTYFIRST_BATCH, *TWENTYTHIRD_BATCH)
 for _source in eleventh_batch.PLAIN:
     PLAIN_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.PLAIN[_source]
     HARD_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.HARD[_source]
@@ -196,6 +200,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return plain_label(seventeenth_batch.original(c))
     if c.id.startswith(TWENTYFIRST_BATCH):
         return plain_label(twentyfirst_batch.original(c))
+    if c.id.startswith(TWENTYTHIRD_BATCH):
+        return _theoremqa_plain(theoremqa_2023.for_plain_rules(c))  # the tenth batch's rule, past any made-up turn
     if c.id.startswith("mathvista-"):
         return _mathvista_plain(c)
     if c.id.startswith(("qwen3-mmlupro:", "r1-mmlupro:")):
@@ -639,6 +645,7 @@ SOURCE_REPOS = {
     "datta-mmlu-pro": "ishaandatta/MMLU-Pro", "tanay-mmlu-pro": "tanaybaswa/mmlu-pro",
     "thoughtsource": "OpenBioLink/ThoughtSource", "tora": "microsoft/ToRA",
     "saturn": saturn_math500.REPO, "hinted-mmlu-pro": hinted_mmlupro.REPO, "gaokao": gaokao_bench.REPO,
+    "theoremqa-2023": theoremqa_2023.REPO,
 }
 
 
@@ -710,6 +717,7 @@ def main(argv: list[str] | None = None) -> None:
     chosen += select(list(gaokao_bench.candidates(args.gaokao)))  # the same
     chosen += select(twentyfirst_batch.candidates([*candidates, *tanay, *tora_candidates],
                                                   [x[0] for x in chosen]))  # drawn last, none sampled before
+    chosen += select(list(theoremqa_2023.candidates(args.theoremqa_2023)))  # its own strata: nothing earlier moves
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
     queue = []
