@@ -54,6 +54,8 @@ _DIGIT_RE = re.compile(r"\d")
 _SENTENCE_STOP_RE = re.compile(r"[.!?](?=\s|$)")
 _WHICH_IS_RE = re.compile(r"(?<![ \t]),?[ \t]+(?:which|that)[ \t]+(?:is|equals|comes[ \t]+to)[ \t]+(?:equal[ \t]+to[ \t]+)?"
                           r"\$?(?P<v>[-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+)\$?(?:[ \t]+[A-Za-z]+)?[ \t*_]*$")
+_THERE_ARE_RE = re.compile(r"(?i:there)[ \t]+(?:are|is|were|will[ \t]+be)[ \t]+(?:a[ \t]+total[ \t]+of[ \t]+)?"
+                           r"(?P<v>\d{1,3}(?:,\d{3})+|\d+)[ \t]+(?!(?:or|to|and|more|less|fewer|times)\b)[A-Za-z]")
 _LIST_ITEM_RE = re.compile(r"\d{1,2}[.)][ \t]+[A-Za-z]")
 # Two formats real models write when a prompt asks for them (tests/judges/real): a JSON reply
 # ({"reasoning": ..., "answer": "18"}, in a code fence or not) and a closing "A: 157" line (the GSM8K
@@ -68,7 +70,10 @@ _BARE_NUMBER_RE = re.compile(r"[\s*_$]*([-+−]?\d{1,3}(?:,\d{3})*(?:\.\d+)?|[-+
 _MATH_START_RE = re.compile(r"[-+−(\[{\\\d.]|[A-Za-z]\s*[-+=*/^_<>\\]")
 # Prose may name what it counts after the number ("the answer is 12 triangles."): one word, never one
 # that changes the value or hedges it ("12 squared", "7 or more" are no integer).
-_PROSE_NOUN_RE = re.compile(r"\$?([-+]?\d+)((?:\s+[A-Za-z][A-Za-z'-]+){1,5})")  # "480 in monthly earnings"
+_PROSE_NOUN_RE = re.compile(r"\$?([-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+)((?:\s+[A-Za-z][A-Za-z'-]+){1,8})")  # "480 in monthly earnings"
+# A physical unit written as one symbol after the number ("2180 N", "48W", "76 g"): in an answer phrase or box the symbol
+# is the unit, as TheoremQA's answers write it (tests/judges/real); alone in an expression it may be a variable.
+_ONE_SYMBOL_UNIT_RE = re.compile(r"\$?([-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+)[ \t]?(?:[kMGmµμ]?(?:W|N|g|m|s|J|V|A|K|C|T|L|Ω))\.?")
 # "20% of the cars are semi-automatic": a percentage stated with what it is a share of, as an answer to "what percent".
 _COUNT_CLAUSE_RE = re.compile(r"\$?(\d+)(?:%[ \t]+of[ \t]+the)?[ \t]+([A-Za-z][A-Za-z'-]+)[ \t]+"
                               r"(?:have|has|are|is|were|was|can|will|lie|fit)\b")
@@ -116,6 +121,9 @@ def _phrase_answer(text: str, end: int) -> str | None:
     else:
         if not _MATH_START_RE.match(line):
             # "the answer is the number of pairs we counted, which is 73.": the value the description comes to
+            there = _THERE_ARE_RE.match(line)  # "the answer is: there are 72 different arrangements"
+            if there:
+                return there.group("v")
             stop = _SENTENCE_STOP_RE.search(line)
             named = _WHICH_IS_RE.search(line, 0, stop.start() if stop else len(line))
             return named.group("v") if named else None  # checked before the (slower) search for where the span ends
@@ -360,12 +368,16 @@ def _read(response: str, deadline: Deadline, thinking_cut: bool) -> AimeReading:
     value, reason = answer_value(answer, deadline)
     if value is None and via in ("phrase", "json"):
         # "64 distinct polynomials that meet the criteria": the relative clause says what is counted
-        noun = _PROSE_NOUN_RE.fullmatch(_RELATIVE_CLAUSE_RE.split(final_answer_text(answer).rstrip("."), 1)[0])
-        if noun and not _VALUE_WORDS.intersection(noun.group(2).lower().split()):
-            value, reason = int(noun.group(1)), None
+        clean = final_answer_text(answer)
+        noun = _PROSE_NOUN_RE.fullmatch(_RELATIVE_CLAUSE_RE.split(clean.rstrip("."), 1)[0])
+        unit = _ONE_SYMBOL_UNIT_RE.fullmatch(clean)
+        if unit:
+            value, reason = int(unit.group(1).replace(",", "")), None
+        elif noun and not _VALUE_WORDS.intersection(noun.group(2).lower().split()):
+            value, reason = int(noun.group(1).replace(",", "")), None
         else:
             # "the answer is 2 bars have values above 4": a count, then a clause about what it counts
-            counted = _COUNT_CLAUSE_RE.match(final_answer_text(answer))
+            counted = _COUNT_CLAUSE_RE.match(clean)
             if counted and counted.group(2).lower() not in _VALUE_WORDS and not _ALTERNATIVE_RE.search(answer):
                 value, reason = int(counted.group(1)), None
     return AimeReading(answer, via, value, reason=reason)

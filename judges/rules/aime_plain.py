@@ -87,7 +87,8 @@ def closing_statement(text: str, value_words: set[str]) -> str | None:
     word = _WORD_ALONE_RE.fullmatch(body)
     if word:  # the whole reply is a count in words: "Two", "**three**."
         return _integer(word.group("n"))
-    m = _STATEMENT_RE.search(sentence) or (_THERE_ARE_RE.match(sentence) if short else None)
+    # "There are 4 objects left." in a short reply; in a long one only as its conclusion ("Therefore, there are 10 ways ...")
+    m = _STATEMENT_RE.search(sentence) or (_THERE_ARE_RE.match(sentence) if short or _CONCLUDES_RE.match(sentence) else None)
     if m is None or (not short and not m.group("n")[-1:].isdigit()):
         return None
     if _other_values(sentence, m.span("n")):

@@ -105,7 +105,7 @@ _END_TOKEN_RE = re.compile(r"<[|/]?[\w|]{1,20}[|]?>")  # "</s>", "<|im_end|>", "
 
 
 # End-of-sequence tokens some model servers leave at the end of a reply (MathVista's miniGPT-4, tests/judges/real).
-_END_TOKENS = ("</s>", "<|endoftext|>", "<|im_end|>", "<|eot_id|>")
+_END_TOKENS = ("</s>", "<s>", "<|endoftext|>", "<|im_end|>", "<|eot_id|>")  # "<s>": a base model's next turn opening
 
 
 @dataclass(frozen=True)

@@ -87,3 +87,31 @@ def test_an_answer_cut_off_while_thinking_is_no_answer():
     assert read_aime("Hmm, so 14 works. Let me check 15 as well, which", cut_off=True).value is None
     settled = "</think>\n\nThe answer is 14."
     assert read_aime(CUT_IN_THINKING + settled, cut_off=True).value == 14  # the thinking closed: read as usual
+
+
+@pytest.mark.parametrize("response, value", [
+    # a unit written as one symbol after the number, in an answer phrase (TheoremQA's zero-shot runs)
+    ("The power is found from P = V^2/R.\nTherefore, the answer is 48W.", 48),
+    ("Summing the forces, the answer is 2180 N.", 2180),
+    ("So the answer is 76 g.", 76),
+    ("So the answer is 3 m^2.", None),  # with a power it may be an expression in m
+    # a longer noun phrase, thousands commas
+    ("Therefore, the answer is 150 different ice cream cones we can make.", 150),
+    ("Therefore, the answer is 1,555 ways.", 1555),
+    # "there are N ..." as the answer phrase
+    ("Therefore, the answer is: there are 72 different 6-letter arrangements.", 72),
+    ("Therefore, the answer is there are 362,880 equivalent parameter settings.", 362880),
+    ("Therefore, the answer is: there are 3 or 4 ways.", None),
+])
+def test_answer_phrases_of_zero_shot_chain_of_thought(response, value):
+    assert read_aime(response).value == value
+
+
+def test_a_concluding_there_are_in_a_long_reply():
+    work = "We count the colourings one case at a time, fixing the top face first. " * 8
+    assert read_aime(work + "\n\nTherefore, there are 6 ways to color the faces.").value == 6
+    assert read_aime(work + "\n\nThere are 6 ways to color the faces.").value is None  # a long reply's step, not its end
+
+
+def test_a_base_models_next_turn_token_is_not_text():
+    assert read_aime("The total is 9 + 5 = 14.</s><s>").value == 14
