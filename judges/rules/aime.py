@@ -54,8 +54,8 @@ _DIGIT_RE = re.compile(r"\d")
 _SENTENCE_STOP_RE = re.compile(r"[.!?](?=\s|$)")
 _WHICH_IS_RE = re.compile(r"(?<![ \t]),?[ \t]+(?:which|that)[ \t]+(?:is|equals|comes[ \t]+to)[ \t]+(?:equal[ \t]+to[ \t]+)?"
                           r"\$?(?P<v>[-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+)\$?(?:[ \t]+[A-Za-z]+)?[ \t*_]*$")
-_THERE_ARE_RE = re.compile(r"(?i:there)[ \t]+(?:are|is|were|will[ \t]+be)[ \t]+(?:a[ \t]+total[ \t]+of[ \t]+)?"
-                           r"(?P<v>\d{1,3}(?:,\d{3})+|\d+)[ \t]+(?!(?:or|to|and|more|less|fewer|times)\b)[A-Za-z]")
+_THERE_ARE_PHRASE_RE = re.compile(r"(?i:there)[ \t]+(?:are|is|were|will[ \t]+be)[ \t]+(?:a[ \t]+total[ \t]+of[ \t]+)?"
+                                  r"(?P<v>\d{1,3}(?:,\d{3})+|\d+)[ \t]+(?!(?:or|to|and|more|less|fewer|times)\b)[A-Za-z]")
 _LIST_ITEM_RE = re.compile(r"\d{1,2}[.)][ \t]+[A-Za-z]")
 # Two formats real models write when a prompt asks for them (tests/judges/real): a JSON reply
 # ({"reasoning": ..., "answer": "18"}, in a code fence or not) and a closing "A: 157" line (the GSM8K
@@ -121,7 +121,7 @@ def _phrase_answer(text: str, end: int) -> str | None:
     else:
         if not _MATH_START_RE.match(line):
             # "the answer is the number of pairs we counted, which is 73.": the value the description comes to
-            there = _THERE_ARE_RE.match(line)  # "the answer is: there are 72 different arrangements"
+            there = _THERE_ARE_PHRASE_RE.match(line)  # "the answer is: there are 72 different arrangements"
             if there:
                 return there.group("v")
             stop = _SENTENCE_STOP_RE.search(line)

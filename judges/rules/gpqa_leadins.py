@@ -89,7 +89,7 @@ _LETTER_IS_RE = re.compile(
     r"(?:the\s+)?(?:most\s+)?$")
 _MAKES_LETTER_RE = re.compile(r"\b(?i:makes?|making)[ \t]+(?:(?i:answer)[ \t]+)?(?:(?i:option|choice)[ \t]+)?\(?(?P<letter>[A-Z])\)?"
                               r"[ \t]+(?i:the)[ \t]+$")
-_PRAISED_ANSWER_RE = re.compile(r"\bis[ \t]+the[ \t]+(?:most[ \t]+)?(?P<is>)(?:[a-z]+,?[ \t]+(?:and[ \t]+)?){1,3}$")
+_PRAISED_ANSWER_RE = re.compile(r"\bis[ \t]+the[ \t]+(?:most[ \t]+)?(?P<praise>(?:[a-z]+,?[ \t]+(?:and[ \t]+)?){1,3})$")
 _DISPRAISE_RE = re.compile(r"\b(?:wrong|incorrect|false|worst|least|bad|poor|invalid|unlikely|weakest|less|wors[et])\b")
 _SO_LETTER_RE = re.compile(r"\b(?i:so|then|thus)[,\s]+\(?(?P<letter>[A-Z])\)?\s+$")
 _CLAUSE_OPENERS_RE = re.compile(r"(?:^|[.!?:;,>]\s+|[\n(*]|\b(?i:so|thus|hence|therefore|clearly|overall)\s+)$")
@@ -431,7 +431,7 @@ def letter_verdicts(text: str, low: str, valid: set[str], start: int = 0,
                 praised = _PRAISED_ANSWER_RE.search(low, max(0, p - 70), p) if low.startswith("answer", p) else None
                 if praised is None or _DISPRAISE_RE.search(praised.group()):
                     continue  # "A is (the) (most) right": no "is" right before the verdict word
-                at = praised.end("is")
+                at = praised.start("praise")
             before = _LETTER_IS_RE.search(text, max(0, at - 40), at)
             if before and not before.group("lead") and not _CLAUSE_OPENERS_RE.search(
                     text, max(0, before.start() - 12), before.start()):
