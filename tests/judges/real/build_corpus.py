@@ -684,6 +684,8 @@ def _needs_person(c: Candidate) -> bool:
         return gaokao_bench.needs_person(c)
     if c.id.startswith(TWENTYFOURTH_BATCH):
         return gemini_flash_lite.needs_person(c)
+    if c.id.startswith(TWENTYSIXTH_BATCH):
+        return hybrid_gsm.needs_person(c)
     for batch, module in ((SEVENTEENTH_BATCH, seventeenth_batch), (TWENTYFIRST_BATCH, twentyfirst_batch)):
         if c.id.startswith(batch):
             again = c.shape == "gpqa" and bool(_TWO_LETTER_STATEMENT.search(c.response)

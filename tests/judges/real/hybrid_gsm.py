@@ -68,3 +68,16 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return "hard", None, None
     value = int(m.group(1).replace(",", ""))
     return "plain", value, None if str(value) == c.hint.strip() else f"answer field {c.hint.strip()!r}, read as {value}"
+
+
+# What may close a reply after its object: spaces, the fence's closing backticks, the model's end-of-turn token.
+_CLOSING = re.compile(r"(?:\s|```|<eos>|<\|eot_id\|>|<\|im_end\|>)*$")
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def needs_person(c: Candidate) -> bool:
+    """Checked after sampling (the sample stays as drawn): a plainly labelled reply that goes on after its object with a
+    number other than the field's (a "Correction:" comment, a second working that ends elsewhere)."""
+    after = _CLOSING.sub("", c.response[c.response.rfind("}") + 1:])
+    value = plain_label(c)[1]
+    return any(n.replace(",", "") != str(value) for n in _NUMBER.findall(after))
