@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.judges.real import (eleventh_batch, fifteenth_batch, gaokao_bench, gemini_flash_lite, hinted_mmlupro,
-                               llm_reasoners_dbrx, saturn_math500, seventeenth_batch, theoremqa_2023, thoughtsource,
-                               tora, twentyfirst_batch)
+                               hybrid_gsm, llm_reasoners_dbrx, saturn_math500, seventeenth_batch, theoremqa_2023,
+                               thoughtsource, tora, twentyfirst_batch)
 from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_pro_candidates,
                                       gsm_solution_candidates, llama31_mmlu_pro_candidates, math_v_candidates,
                                       mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
@@ -54,7 +54,7 @@ PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm
                    "datta-mmlupro": 12, "tsource-mc": 60, fifteenth_batch.PREFIX: fifteenth_batch.PLAIN, "tora-gsm": 300,
                    saturn_math500.PREFIX: saturn_math500.PLAIN, hinted_mmlupro.PREFIX: hinted_mmlupro.PLAIN,
                    gaokao_bench.PREFIX: gaokao_bench.PLAIN, gemini_flash_lite.PREFIX: gemini_flash_lite.PLAIN,
-                   **theoremqa_2023.PLAIN}
+                   hybrid_gsm.PREFIX: hybrid_gsm.PLAIN, **theoremqa_2023.PLAIN}
 # The thirteenth batch: per run (one stratum each; keys are "tanay-mmlupro:<model>") instead of per source.
 TANAY_PLAIN = {"Jamba-1.5-large": 240, "Jamba-1.5-mini (run 1)": 100, "Jamba-1.5-mini (run 2)": 220}
 TANAY_HARD = {"Jamba-1.5-large": 8, "Jamba-1.5-mini (run 1)": 8, "Jamba-1.5-mini (run 2)": 12}
@@ -70,7 +70,7 @@ HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k
                   fifteenth_batch.PREFIX: fifteenth_batch.HARD, "tora-gsm": 20,
                   saturn_math500.PREFIX: saturn_math500.HARD, hinted_mmlupro.PREFIX: hinted_mmlupro.HARD,
                   gaokao_bench.PREFIX: gaokao_bench.HARD, gemini_flash_lite.PREFIX: gemini_flash_lite.HARD,
-                  **theoremqa_2023.HARD}
+                  hybrid_gsm.PREFIX: hybrid_gsm.HARD, **theoremqa_2023.HARD}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
                       "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
@@ -82,6 +82,7 @@ LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "g
                       "tanay-mmlupro": 0, "tsource-mc": 0,
                       fifteenth_batch.PREFIX: 0, "tora-gsm": 0, saturn_math500.PREFIX: 0,
                       hinted_mmlupro.PREFIX: 0, gaokao_bench.PREFIX: 0, gemini_flash_lite.PREFIX: 0,
+                      hybrid_gsm.PREFIX: 0,
                       **{prefix: 0 for prefix in theoremqa_2023.PREFIXES}}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
@@ -138,12 +139,16 @@ TWENTYTHIRD_BATCH = theoremqa_2023.PREFIXES
 # Gemini 2.0 Flash-Lite's MMLU-Pro answers as a JSON object {"response": ..., "reasoning": ...}, zero-shot and few-shot
 # (gemini_flash_lite.py); one stratum per prompt. Sampled from its own candidates, so no earlier sample moves.
 TWENTYFOURTH_BATCH = (gemini_flash_lite.PREFIX,)
+# The twenty-sixth batch: four Llama-Mamba hybrids, Falcon-Mamba and RecurrentGemma on GSM8K with ZeroEval's JSON
+# prompt, from a ZeroEval fork's own runs (hybrid_gsm.py); one stratum per model. Sampled from its own candidates, so no
+# earlier sample moves.
+TWENTYSIXTH_BATCH = (hybrid_gsm.PREFIX,)
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
                    "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH,
                    *TENTH_BATCH, *ELEVENTH_BATCH, *TWELFTH_BATCH, *THIRTEENTH_BATCH, *FOURTEENTH_BATCH,
                    *FIFTEENTH_BATCH, *SIXTEENTH_BATCH, *SEVENTEENTH_BATCH, *EIGHTEENTH_BATCH,
                    *NINETEENTH_BATCH, *TWENTIETH_BATCH, *TWENTYFIRST_BATCH, *TWENTYSECOND_BATCH, *TWENTYTHIRD_BATCH,
-                   *TWENTYFOURTH_BATCH)
+                   *TWENTYFOURTH_BATCH, *TWENTYSIXTH_BATCH)
 for _source in eleventh_batch.PLAIN:
     PLAIN_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.PLAIN[_source]
     HARD_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.HARD[_source]
@@ -250,6 +255,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return llm_reasoners_dbrx.plain_label(c)
     if c.id.startswith(TWENTYFOURTH_BATCH):
         return gemini_flash_lite.plain_label(c)
+    if c.id.startswith(TWENTYSIXTH_BATCH):
+        return hybrid_gsm.plain_label(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -665,7 +672,7 @@ SOURCE_REPOS = {
     "thoughtsource": "OpenBioLink/ThoughtSource", "tora": "microsoft/ToRA",
     "saturn": saturn_math500.REPO, "hinted-mmlu-pro": hinted_mmlupro.REPO, "gaokao": gaokao_bench.REPO,
     "llm-reasoners": llm_reasoners_dbrx.REPO, "theoremqa-2023": theoremqa_2023.REPO,
-    "gemini-flash-lite": gemini_flash_lite.REPO,
+    "gemini-flash-lite": gemini_flash_lite.REPO, "hybrid-gsm": hybrid_gsm.REPO,
 }
 
 
@@ -677,6 +684,8 @@ def _needs_person(c: Candidate) -> bool:
         return gaokao_bench.needs_person(c)
     if c.id.startswith(TWENTYFOURTH_BATCH):
         return gemini_flash_lite.needs_person(c)
+    if c.id.startswith(TWENTYSIXTH_BATCH):
+        return hybrid_gsm.needs_person(c)
     for batch, module in ((SEVENTEENTH_BATCH, seventeenth_batch), (TWENTYFIRST_BATCH, twentyfirst_batch)):
         if c.id.startswith(batch):
             again = c.shape == "gpqa" and bool(_TWO_LETTER_STATEMENT.search(c.response)
@@ -742,6 +751,7 @@ def main(argv: list[str] | None = None) -> None:
     chosen += select(list(llm_reasoners_dbrx.candidates(args.llm_reasoners)))  # its own strata: nothing earlier moves
     chosen += select(list(theoremqa_2023.candidates(args.theoremqa_2023)))  # its own strata: nothing earlier moves
     chosen += select(list(gemini_flash_lite.candidates(args.gemini_flash_lite)))  # its own strata: none moves
+    chosen += select(list(hybrid_gsm.candidates(args.hybrid_gsm)))  # its own strata: none moves
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
     queue = []
