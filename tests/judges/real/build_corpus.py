@@ -138,9 +138,9 @@ TWENTYTHIRD_BATCH = theoremqa_2023.PREFIXES
 # Gemini 2.0 Flash-Lite's MMLU-Pro answers as a JSON object {"response": ..., "reasoning": ...}, zero-shot and few-shot
 # (gemini_flash_lite.py); one stratum per prompt. Sampled from its own candidates, so no earlier sample moves.
 TWENTYFOURTH_BATCH = (gemini_flash_lite.PREFIX,)
-# kuk/simple-evals-ru's BBH runs (the sixth batch read its MMLU-Pro and MGSM runs): the multiple-choice and integer
-# tasks (simple_evals_ru_more.py); one stratum per run and kind. Sampled from its own candidates, so no earlier sample
-# moves.
+# kuk/simple-evals-ru's BBH and MATH runs (the sixth batch read its MMLU-Pro and MGSM runs): BBH's multiple-choice and
+# integer tasks, MATH's integer problems (simple_evals_ru_more.py); one stratum per run and kind. MATH's plain rule is
+# the sixth batch's MGSM rule (the same "Answer:" line). Sampled from its own candidates, so no earlier sample moves.
 TWENTYSEVENTH_BATCH = simple_evals_ru_more.PREFIXES
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
                    "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH,
@@ -218,7 +218,7 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return plain_label(seventeenth_batch.original(c))
     if c.id.startswith(TWENTYFIRST_BATCH):
         return plain_label(twentyfirst_batch.original(c))
-    if c.id.startswith(TWENTYSEVENTH_BATCH):
+    if c.id.startswith(simple_evals_ru_more.BBH_PREFIXES):
         return simple_evals_ru_more.plain_label(c)  # before the sixth batch's "sevru-" rule, which it shares a prefix with
     if c.id.startswith(TWENTYTHIRD_BATCH):
         return _theoremqa_plain(theoremqa_2023.for_plain_rules(c))  # the tenth batch's rule, past any made-up turn

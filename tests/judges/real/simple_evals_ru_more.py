@@ -1,12 +1,14 @@
-"""The twenty-seventh batch: kuk/simple-evals-ru's BIG-Bench Hard runs (see SOURCES.md).
+"""The twenty-seventh batch: kuk/simple-evals-ru's BIG-Bench Hard and MATH runs (see SOURCES.md).
 
-The sixth batch used the repository's MMLU-Pro and MGSM runs; this one reads its BBH runs (data/results/bbh/, one file
-per run, 200 questions each), which the sixth batch never opened. The prompt is BBH's own three-shot chain of thought:
+The sixth batch used the repository's MMLU-Pro and MGSM runs; this one reads its BBH and MATH runs (data/results/bbh/
+and data/results/math/, one file per run, 200 questions each), which the sixth batch never opened. The prompt is BBH's own three-shot chain of thought:
 each worked example ends "So the answer is (X)." (or the integer), then the question and "A: Let's think step by step."
 Each line keeps the prompt (`instruction`), the reply (`answer`), the repository's extraction (`pred`, the hint, never
 the label) and its grading. Used: the multiple-choice tasks (options "(A) ..." in the question asked, after the worked
 examples) and the two integer tasks (object_counting, multistep_arithmetic_two); the yes/no, True/False and word tasks
-are not. The MATH runs (data/results/math/) are left for a later batch.
+are not. MATH was asked with simple-evals' prompt: step by step, the last line "Answer: $ANSWER", no \boxed needed;
+only the problems whose reference (`target` in data/benches/math.jsonl, the repository's 500 MATH problems, MIT) is an
+integer are used.
 """
 from __future__ import annotations
 
@@ -21,20 +23,31 @@ from tests.judges.real.sources import (_BBH_OPTION, BBH_CHOICE_TASKS, BBH_INTEGE
 
 REPO = SIMPLE_EVALS_RU_REPO
 COMMIT = "5fb1507eafd70be92ff3379440c13ee5272963ce"  # the commit the sixth batch reads
-PREFIXES = ("sevru-bbh-mc", "sevru-bbh-int")
+BBH_PREFIXES = ("sevru-bbh-mc", "sevru-bbh-int")
+MATH_PREFIX = "sevru-math-int"
+PREFIXES = (*BBH_PREFIXES, MATH_PREFIX)
 SEED = "real-output-corpus-v27-simple-evals-ru-bbh"
-LICENSE = "MIT (repository); BIG-Bench Hard data MIT"
+LICENSE = {"bbh": "MIT (repository); BIG-Bench Hard data MIT", "math": "MIT (repository); MATH data MIT"}
 ASKED = ('three-shot chain of thought (BBH\'s own prompt), each example ending "So the answer is (X)." or the integer, '
          'then "A: Let\'s think step by step."')
+MATH_ASKED = ('zero-shot; "Solve the following math problem step by step. The last line of your response should be of '
+              'the form Answer: $ANSWER ..." and "you do not need to use a \\boxed command" (simple-evals MATH)')
 # Per run and kind: a seeded sample of plainly labelled answers and of answers a person must read.
-PLAIN = {"sevru-bbh-mc": 10, "sevru-bbh-int": 4}
-HARD = {"sevru-bbh-mc": 1, "sevru-bbh-int": 1}
+PLAIN = {"sevru-bbh-mc": 10, "sevru-bbh-int": 4, MATH_PREFIX: 4}
+HARD = {"sevru-bbh-mc": 1, "sevru-bbh-int": 1, MATH_PREFIX: 1}
 # Lines whose prompt or extraction was printed while looking at the format, before sampling (no reply was shown).
 READ_BEFORE_SAMPLING = {("data/results/bbh/01_gemini_flash_1_5.jsonl", 0), ("data/results/bbh/06_qwen_2_5_7b.jsonl", 0),
-                        ("data/results/bbh/06_qwen_2_5_7b.jsonl", 23), ("data/results/bbh/06_qwen_2_5_7b.jsonl", 36)}
+                        ("data/results/bbh/06_qwen_2_5_7b.jsonl", 23), ("data/results/bbh/06_qwen_2_5_7b.jsonl", 36),
+                        ("data/results/math/06_qwen_2_5_7b.jsonl", 0)}
+_INTEGER = re.compile(r"-?\d+")
 
 
 def candidates(repo: Path) -> Iterator[Candidate]:
+    yield from _bbh_candidates(repo)
+    yield from _math_candidates(repo)
+
+
+def _bbh_candidates(repo: Path) -> Iterator[Candidate]:
     for path in sorted(p for p in _blob_paths(repo, "data/results/bbh/") if p.endswith(".jsonl")):
         run = Path(path).stem  # "15_qwen_2_5_72b": the file's number tells two runs of a model apart
         for i, line in enumerate(_git(repo, "show", f"{COMMIT}:{path}").decode("utf-8").splitlines()):
@@ -47,7 +60,7 @@ def candidates(repo: Path) -> Iterator[Candidate]:
             text, dropped = capped(str(row.get("answer") or ""))
             common = dict(response=text, model=run, family=_simple_evals_ru_family(run), reasoning_model=False,
                           source={"repo": REPO, "path": path, "commit": COMMIT, "index": i, "field": "answer",
-                                  "license": LICENSE},
+                                  "license": LICENSE["bbh"]},
                           hint=row.get("pred"), asked_format=ASKED, extra={"dropped_chars": dropped})
             if task in BBH_INTEGER_TASKS:
                 yield Candidate(id=f"sevru-bbh-int:{run}:{row['id']}", shape="aime", **common)
@@ -56,6 +69,27 @@ def candidates(repo: Path) -> Iterator[Candidate]:
             options = _BBH_OPTION.findall(asked.split("Options:", 1)[-1])
             yield Candidate(id=f"sevru-bbh-mc:{run}:{row['id']}", shape="gpqa", letters=[k for k, _ in options],
                             choices=[v for _, v in options], **common)
+
+
+def _math_candidates(repo: Path) -> Iterator[Candidate]:
+    targets = {}
+    for line in _git(repo, "show", f"{COMMIT}:data/benches/math.jsonl").decode("utf-8").splitlines():
+        row = json.loads(line)
+        targets[str(row["id"])] = str(row["target"]).strip()
+    for path in sorted(p for p in _blob_paths(repo, "data/results/math/") if p.endswith(".jsonl")):
+        run = Path(path).stem
+        for i, line in enumerate(_git(repo, "show", f"{COMMIT}:{path}").decode("utf-8").splitlines()):
+            if (path, i) in READ_BEFORE_SAMPLING:
+                continue
+            row = json.loads(line)
+            if not _INTEGER.fullmatch(targets.get(str(row["id"]), "")):
+                continue  # only problems whose reference is an integer
+            text, dropped = capped(str(row.get("answer") or ""))
+            yield Candidate(id=f"{MATH_PREFIX}:{run}:{row['id']}", shape="aime", response=text, model=run,
+                            family=_simple_evals_ru_family(run), reasoning_model=False,
+                            source={"repo": REPO, "path": path, "commit": COMMIT, "index": i, "field": "answer",
+                                    "license": LICENSE["math"]},
+                            hint=row.get("pred"), asked_format=MATH_ASKED, extra={"dropped_chars": dropped})
 
 
 _CLOSING_LETTER = re.compile(r"answer is \(([A-Z])\)\.?\s*$")
