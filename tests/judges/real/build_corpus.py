@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.judges.real import (eleventh_batch, fifteenth_batch, gaokao_bench, gemini_flash_lite, hinted_mmlupro,
-                               hybrid_gsm, llm_reasoners_dbrx, saturn_math500, seventeenth_batch, theoremqa_2023,
-                               thoughtsource, tora, twentyfirst_batch)
+                               hybrid_gsm, llm_reasoners_dbrx, saturn_math500, seventeenth_batch, simple_evals_ru_more,
+                               theoremqa_2023, thoughtsource, tora, twentyfirst_batch)
 from tests.judges.real.sources import (Candidate, bbh_candidates, gpt_oss_mmlu_pro_candidates,
                                       gsm_solution_candidates, llama31_mmlu_pro_candidates, math_v_candidates,
                                       mathvista_candidates, minimax_mmlu_pro_candidates, mmlu_pro_candidates,
@@ -54,7 +54,7 @@ PLAIN_PER_MODEL = {"mmlupro": 20, "zeroeval-gsm": 5, "zeroeval-math-l5": 5, "gsm
                    "datta-mmlupro": 12, "tsource-mc": 60, fifteenth_batch.PREFIX: fifteenth_batch.PLAIN, "tora-gsm": 300,
                    saturn_math500.PREFIX: saturn_math500.PLAIN, hinted_mmlupro.PREFIX: hinted_mmlupro.PLAIN,
                    gaokao_bench.PREFIX: gaokao_bench.PLAIN, gemini_flash_lite.PREFIX: gemini_flash_lite.PLAIN,
-                   hybrid_gsm.PREFIX: hybrid_gsm.PLAIN, **theoremqa_2023.PLAIN}
+                   hybrid_gsm.PREFIX: hybrid_gsm.PLAIN, **theoremqa_2023.PLAIN, **simple_evals_ru_more.PLAIN}
 # The thirteenth batch: per run (one stratum each; keys are "tanay-mmlupro:<model>") instead of per source.
 TANAY_PLAIN = {"Jamba-1.5-large": 240, "Jamba-1.5-mini (run 1)": 100, "Jamba-1.5-mini (run 2)": 220}
 TANAY_HARD = {"Jamba-1.5-large": 8, "Jamba-1.5-mini (run 1)": 8, "Jamba-1.5-mini (run 2)": 12}
@@ -70,7 +70,7 @@ HARD_PER_MODEL = {"mmlupro": 6, "zeroeval-gsm": 1, "zeroeval-math-l5": 1, "gsm8k
                   fifteenth_batch.PREFIX: fifteenth_batch.HARD, "tora-gsm": 20,
                   saturn_math500.PREFIX: saturn_math500.HARD, hinted_mmlupro.PREFIX: hinted_mmlupro.HARD,
                   gaokao_bench.PREFIX: gaokao_bench.HARD, gemini_flash_lite.PREFIX: gemini_flash_lite.HARD,
-                  hybrid_gsm.PREFIX: hybrid_gsm.HARD, **theoremqa_2023.HARD}
+                  hybrid_gsm.PREFIX: hybrid_gsm.HARD, **theoremqa_2023.HARD, **simple_evals_ru_more.HARD}
 LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "gsm8k-paper": 0, "r1-traces": 0,
                       "mathvista-mc": 0, "mathvista-int": 0, "qwen3-mmlupro": 0,
                       "minimax-mmlupro": 0, "gptoss-mmlupro": 0, "r1-mmlupro": 0,
@@ -83,7 +83,7 @@ LETTERED_PER_MODEL = {"mmlupro": 5, "zeroeval-gsm": 0, "zeroeval-math-l5": 0, "g
                       fifteenth_batch.PREFIX: 0, "tora-gsm": 0, saturn_math500.PREFIX: 0,
                       hinted_mmlupro.PREFIX: 0, gaokao_bench.PREFIX: 0, gemini_flash_lite.PREFIX: 0,
                       hybrid_gsm.PREFIX: 0,
-                      **{prefix: 0 for prefix in theoremqa_2023.PREFIXES}}
+                      **{prefix: 0 for prefix in (*theoremqa_2023.PREFIXES, *simple_evals_ru_more.PREFIXES)}}
 # Sources added after the first build draw their split from the sample itself (before any response is
 # read), so that a hand label cannot move a record between splits; earlier sources keep their rule
 # (split drawn over the kept records) so that none of their records moves.
@@ -143,12 +143,16 @@ TWENTYFOURTH_BATCH = (gemini_flash_lite.PREFIX,)
 # prompt, from a ZeroEval fork's own runs (hybrid_gsm.py); one stratum per model. Sampled from its own candidates, so no
 # earlier sample moves.
 TWENTYSIXTH_BATCH = (hybrid_gsm.PREFIX,)
+# kuk/simple-evals-ru's BBH and MATH runs (the sixth batch read its MMLU-Pro and MGSM runs): BBH's multiple-choice and
+# integer tasks, MATH's integer problems (simple_evals_ru_more.py); one stratum per run and kind. MATH's plain rule is
+# the sixth batch's MGSM rule (the same "Answer:" line). Sampled from its own candidates, so no earlier sample moves.
+TWENTYSEVENTH_BATCH = simple_evals_ru_more.PREFIXES
 SPLIT_ON_SAMPLE = ("mathvista-mc", "mathvista-int", "qwen3-mmlupro", "minimax-mmlupro", "gptoss-mmlupro",
                    "r1-mmlupro", *FIFTH_BATCH, *SIXTH_BATCH, *SEVENTH_BATCH, *EIGHTH_BATCH, *NINTH_BATCH,
                    *TENTH_BATCH, *ELEVENTH_BATCH, *TWELFTH_BATCH, *THIRTEENTH_BATCH, *FOURTEENTH_BATCH,
                    *FIFTEENTH_BATCH, *SIXTEENTH_BATCH, *SEVENTEENTH_BATCH, *EIGHTEENTH_BATCH,
                    *NINETEENTH_BATCH, *TWENTIETH_BATCH, *TWENTYFIRST_BATCH, *TWENTYSECOND_BATCH, *TWENTYTHIRD_BATCH,
-                   *TWENTYFOURTH_BATCH, *TWENTYSIXTH_BATCH)
+                   *TWENTYFOURTH_BATCH, *TWENTYSIXTH_BATCH, *TWENTYSEVENTH_BATCH)
 for _source in eleventh_batch.PLAIN:
     PLAIN_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.PLAIN[_source]
     HARD_PER_MODEL[eleventh_batch.PREFIX + _source] = eleventh_batch.HARD[_source]
@@ -219,6 +223,8 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return plain_label(seventeenth_batch.original(c))
     if c.id.startswith(TWENTYFIRST_BATCH):
         return plain_label(twentyfirst_batch.original(c))
+    if c.id.startswith(simple_evals_ru_more.BBH_PREFIXES):
+        return simple_evals_ru_more.plain_label(c)  # before the sixth batch's "sevru-" rule, which it shares a prefix with
     if c.id.startswith(TWENTYTHIRD_BATCH):
         return _theoremqa_plain(theoremqa_2023.for_plain_rules(c))  # the tenth batch's rule, past any made-up turn
     if c.id.startswith("mathvista-"):
@@ -605,7 +611,8 @@ def select(candidates: list[Candidate]) -> list[tuple[Candidate, str, Any, str |
         seed = eleventh_batch.SEED if source in ELEVENTH_BATCH else fifteenth_batch.SEED \
             if source in FIFTEENTH_BATCH else seventeenth_batch.SEED if source in SEVENTEENTH_BATCH \
             else twentyfirst_batch.SEED if source in TWENTYFIRST_BATCH \
-            else llm_reasoners_dbrx.SEED if source in TWENTYSECOND_BATCH else SEED
+            else llm_reasoners_dbrx.SEED if source in TWENTYSECOND_BATCH \
+            else simple_evals_ru_more.SEED if source in TWENTYSEVENTH_BATCH else SEED
         rng = random.Random(f"{seed}:{stratum}")
         labelled = [(c, *plain_label(c)) for c in group]
         plain = [x for x in labelled if x[1] == "plain"]
@@ -674,6 +681,7 @@ SOURCE_REPOS = {
     "llm-reasoners": llm_reasoners_dbrx.REPO, "theoremqa-2023": theoremqa_2023.REPO,
     "gemini-flash-lite": gemini_flash_lite.REPO, "hybrid-gsm": hybrid_gsm.REPO,
 }
+# The twenty-seventh batch reads a snapshot already named above (--simple-evals-ru).
 
 
 def _needs_person(c: Candidate) -> bool:
@@ -752,6 +760,7 @@ def main(argv: list[str] | None = None) -> None:
     chosen += select(list(theoremqa_2023.candidates(args.theoremqa_2023)))  # its own strata: nothing earlier moves
     chosen += select(list(gemini_flash_lite.candidates(args.gemini_flash_lite)))  # its own strata: none moves
     chosen += select(list(hybrid_gsm.candidates(args.hybrid_gsm)))  # its own strata: none moves
+    chosen += select(list(simple_evals_ru_more.candidates(args.simple_evals_ru)))  # its own strata and seed: none moves
     hand = load_hand_labels()
     kept: list[tuple[Candidate, Any, str | None, str, str]] = []
     queue = []
