@@ -29,7 +29,7 @@ _PLACEHOLDERS = {"", "answer", "your answer", "final answer", "your final answer
 # at their position (a case-insensitive alternation scanned over 10k+ characters is slow). The lookahead
 # keeps "answer" in running prose from costing a precise check each.
 _CANDIDATE_RE = re.compile(r"answer(?=[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]|\s+(?:to\s+(?:the|this)\s+question\s+)?is\b"
-                           r"|[ \t*_]*(?:\n|$))|答案|[оО]твет(?=[ \t]*(?:\*\*|__)?[ \t]*[:：])")
+                           r"|[ \t*_]*(?:\n|$))|答案|[оО]твет(?=[ \t]*(?:\*\*|__)?[ \t]*[:：]|[^.\n:]{0,60}?[ \t](?:равен|равна|равно|составляет)\b)")
 _AT_ANSWER_RE = re.compile(
     r"answer[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：]"       # Answer: / **Final Answer:** / answer is:
     r"|answer\s+(?:to\s+(?:the|this)\s+question\s+)?is\b(?:\s*:)?",  # "the answer (to the question) is", lead words checked below
@@ -41,7 +41,8 @@ _HEADING_PREFIX_RE = re.compile(r"[ \t#>*_]*final[ \t]+", re.IGNORECASE)
 _HEADING_PREFIX_MAX = 40  # "### **Final ": a longer run before "answer" is not a heading
 _HEADING_RE = re.compile(r"answer[ \t*_]*$", re.IGNORECASE | re.MULTILINE)  # a "**Final Answer**" heading
 _AT_ZH_RE = re.compile(r"答案\s*(?:是|为)?\s*[:：]?")                      # 答案：25 / 最终答案是 25
-_AT_RU_RE = re.compile(r"[оО]твет[ \t]*(?:\*\*|__)?[ \t]*[:：]")               # Ответ: 40 (Russian "Answer:")
+_AT_RU_RE = re.compile(r"[оО]твет[ \t]*(?:\*\*|__)?[ \t]*[:：]"                 # Ответ: 40 (Russian "Answer:")
+                       r"|[оО]твет[^.\n:]{0,60}?[ \t](?:равен|равна|равно|составляет)[ \t]*")  # "Ответ ... равен $-5463$"
 _LEAD_RE = re.compile(r"[\s*_:>#]*")
 _BOXED_AHEAD_RE = re.compile(r"(?:\$\$?|\\\[|\\\()?\s*\\(?:boxed|fbox)(?![A-Za-z])")
 # Where an answer given in prose ends: a sentence stop, a clause, a closing dollar.
@@ -247,11 +248,14 @@ def _json_answer(text: str, after: int) -> tuple[int, int, str, str] | None:
         return None
     value = (found.group(1) or found.group(2)).replace('\\"', '"').strip().strip('"').strip()
     if _LETTER_RE.search(final_answer_text(value)):
-        # A sentence in the answer field ("Angela will be charged a total of $324.00."): its one number.
-        numbers = _NUMBER_RE.findall(value.rsplit(". ", 1)[-1])
-        if len(numbers) != 1:
+        # A sentence in the answer field ("Angela will be charged a total of $324.00."): its one number, or the result
+        # its last equation comes to ("... off by 1800 - 1440 = 360 red jelly beans.").
+        last = value.rsplit(". ", 1)[-1]
+        numbers = _NUMBER_RE.findall(last)
+        result = _RESULT_AT_END_RE.search(last)
+        if len(numbers) != 1 and result is None:
             return None
-        value = numbers[0]
+        value = numbers[0] if len(numbers) == 1 else result.group(1)
     if not _DIGIT_RE.search(value):
         return None
     close = text.find("}", found.end())
@@ -260,11 +264,12 @@ def _json_answer(text: str, after: int) -> tuple[int, int, str, str] | None:
     return (found.start(), found.end(), value, "json")
 
 
+_RESULT_AT_END_RE = re.compile(r"=[ \t]*\$?([-+]?\d[\d,]*(?:\.\d+)?)(?:[ \t]+[A-Za-z][A-Za-z'-]*){0,4}[ \t]*\.?[ \t]*$")
 _RELATIVE_CLAUSE_RE = re.compile(r"(?<!\s)\s+(?:that|which|who)\s")
 _LETTER_RE = re.compile(r"[A-Za-z]{2,}")
 _NUMBER_RE = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
 # A sentence of the prose after a JSON reply that concludes ("Therefore, David saves $6.").
-_CONCLUSION_RE = re.compile(r"\b(?:therefore|thus|hence|in conclusion|the (?:final )?answer|the result)\b", re.IGNORECASE)
+_CONCLUSION_RE = re.compile(r"\b(?:therefore|thus|hence|in conclusion|the (?:final |correct )?answer|the result)\b", re.IGNORECASE)
 _PROSE_SENTENCE_RE = re.compile(r"[^.!?\n]*(?:\.(?=\d)[^.!?\n]*)*(?:[.!?\n]|$)")  # "$324.00" stays whole
 _MAX_PROSE_CHARS = 4000
 _CLOSING_MARKS = tuple(".!?)]}*`\"'$|")  # what a finished reply may end with  # how much prose after a JSON reply is read for a different conclusion

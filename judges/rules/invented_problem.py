@@ -11,7 +11,8 @@ from itertools import islice
 # tests/judges/real). The GPQA reader looks for "Problem" and "Q" only: a "Question:" block there may be a worked
 # example answered again, which it tells apart by its options.
 _HEADING_RES = {words: re.compile(rf"\n[ \t]*(?:{words})[ \t]*\d{{0,3}}[ \t]*[:：]")
-                for words in ("Problem|Question|Q", "Problem|Q")}
+                for words in ("Problem|Question|Q", "Problem|Question", "Problem|Q", "Problem")}
+_Q_HEADING_RE = re.compile(r"\n[ \t]*Q[ \t]*\d{0,3}[ \t]*[:：]")
 # An answer statement close before the heading: "The answer is ...", "Answer: ...", a boxed value.
 _ANSWER_RE = re.compile(r"(?i:answer)(?:[ \t]+is\b|[ \t*_]*[:：])|\\boxed")
 ANSWER_REACH = 300  # how close before the heading the answer it follows must be
@@ -25,6 +26,12 @@ def before_invented_problem(text: str, headings: str = "Problem|Question|Q") -> 
     being echoed or worked through, not a new one."""
     if "Problem" not in text and "Q" not in text:
         return text  # the common case, by two substring searches
+    if headings.endswith("|Q"):
+        first_answer = _ANSWER_RE.search(text)
+        if first_answer and _Q_HEADING_RE.search(text, 0, first_answer.start()):
+            # The reply itself opens "Q:" blocks before answering any: it re-solves the prompt's worked examples and
+            # the question asked comes last (Llama-3.2-1B on BBH), so a "Q:" after an answer starts the next block.
+            headings = headings.removesuffix("|Q")
     for heading in islice(_HEADING_RES[headings].finditer(text), _MAX_HEADINGS):
         p = heading.start()
         if _ANSWER_RE.search(text, max(0, p - ANSWER_REACH), p):

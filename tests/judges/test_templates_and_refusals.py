@@ -113,3 +113,24 @@ def test_a_question_invented_after_the_answer_is_not_read():
     invented = "\n\nQ: A train 360 m long passes a pole in 20 s. How fast is it?\n\nA: 360 / 20 = 18. The answer is "
     assert letter("Cost price = 360 * 100 / 120 = 300. The answer is B." + invented + "A.", TEN) == "B"
     assert read_aime("So she has 24 apples. The answer is 24." + invented + "18.").value == 24
+
+
+def test_worked_examples_re_solved_before_the_question_asked():
+    from judges.rules.aime import read_aime
+    # the reply opens "Q:" blocks itself: the prompt's examples re-solved, the question asked last
+    blocks = ("I'll solve the problems.\n\nQ: (2 + 3) * 4 =\nA: 5 * 4 = 20. So the answer is 20.\n\n"
+              "Q: (1 + 1) * 7 =\nA: 2 * 7 = 14. So the answer is 14.\n\nQ: (6 - 2) * 9 =\nA: 4 * 9 = 36. So the answer is 36.")
+    assert read_aime(blocks).value == 36
+    assert letter("I'll answer each.\n\nQ: first?\nA: So the answer is (A).\n\nQ: second?\nA: So the answer is (C).") == "C"
+
+
+@pytest.mark.parametrize("response, value", [
+    ("Вычисляем по шагам.\nОтвет на исходное уравнение равен $-5463$.", -5463),   # Russian: "the answer ... equals"
+    ('{"reasoning": "...", "answer": "Tim was off by 1800 - 1440 = 360 red jelly beans."}', 360),
+    ('{"reasoning": "...", "answer": "She has 3 cats and 4 dogs."}', None),
+    # a note after the JSON reply that names another answer revises it: the reply's field is not read
+    ('{"reasoning": "...", "answer": "$2"}\nThe correct answer for the popcorn price is $1.', 1),
+])
+def test_integer_answers_in_other_words(response, value):
+    from judges.rules.aime import read_aime
+    assert read_aime(response).value == value
