@@ -212,17 +212,24 @@ _PLAIN_INT_LINE = re.compile(r"\**\s*\$?\s*(-?\d{1,3}(?:,\d{3})+|-?\d+)(?:\.0+)?
 _OPENS_WITH_OPTION = re.compile(r"\s*(?:\(([A-I])\)|([A-I])[.:)](?:\s|$))")
 
 
+# Batches drawn afresh from earlier sources (their records keep the earlier rules), and batches whose module has its
+# own plain rule.
+_RESAMPLED = ((ELEVENTH_BATCH, eleventh_batch), (SEVENTEENTH_BATCH, seventeenth_batch),
+              (TWENTYFIRST_BATCH, twentyfirst_batch))
+_OWN_PLAIN_RULES = (((*FOURTEENTH_BATCH, *FIFTEENTH_BATCH), thoughtsource.plain_label), (SIXTEENTH_BATCH, tora.plain_label),
+                    (EIGHTEENTH_BATCH, saturn_math500.plain_label), (NINETEENTH_BATCH, hinted_mmlupro.plain_label),
+                    (TWENTIETH_BATCH, gaokao_bench.plain_label), (TWENTYSECOND_BATCH, llm_reasoners_dbrx.plain_label),
+                    (TWENTYFOURTH_BATCH, gemini_flash_lite.plain_label), (TWENTYSIXTH_BATCH, hybrid_gsm.plain_label))
+
+
 def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
     """(status, label, why): status "plain" (labelled here), "hard" (a person reads it) or "skip".
 
     Integer answers are read from the JSON "answer" field (ZeroEval) or the final "A: ..." line (GSM8K paper).
     """
-    if c.id.startswith(ELEVENTH_BATCH):
-        return plain_label(eleventh_batch.original(c))  # the same rules as its source's earlier batch
-    if c.id.startswith(SEVENTEENTH_BATCH):
-        return plain_label(seventeenth_batch.original(c))
-    if c.id.startswith(TWENTYFIRST_BATCH):
-        return plain_label(twentyfirst_batch.original(c))
+    for batch, module in _RESAMPLED:
+        if c.id.startswith(batch):
+            return plain_label(module.original(c))  # the same rules as its source's earlier batch
     if c.id.startswith(simple_evals_ru_more.BBH_PREFIXES):
         return simple_evals_ru_more.plain_label(c)  # before the sixth batch's "sevru-" rule, which it shares a prefix with
     if c.id.startswith(TWENTYTHIRD_BATCH):
@@ -247,22 +254,9 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
         return _mathvista_fork_plain(c)
     if c.id.startswith((*TWELFTH_BATCH, *THIRTEENTH_BATCH)):
         return _own_answer_plain(c)
-    if c.id.startswith((*FOURTEENTH_BATCH, *FIFTEENTH_BATCH)):
-        return thoughtsource.plain_label(c)
-    if c.id.startswith(SIXTEENTH_BATCH):
-        return tora.plain_label(c)
-    if c.id.startswith(EIGHTEENTH_BATCH):
-        return saturn_math500.plain_label(c)
-    if c.id.startswith(NINETEENTH_BATCH):
-        return hinted_mmlupro.plain_label(c)
-    if c.id.startswith(TWENTIETH_BATCH):
-        return gaokao_bench.plain_label(c)
-    if c.id.startswith(TWENTYSECOND_BATCH):
-        return llm_reasoners_dbrx.plain_label(c)
-    if c.id.startswith(TWENTYFOURTH_BATCH):
-        return gemini_flash_lite.plain_label(c)
-    if c.id.startswith(TWENTYSIXTH_BATCH):
-        return hybrid_gsm.plain_label(c)
+    for batch, rule in _OWN_PLAIN_RULES:
+        if c.id.startswith(batch):
+            return rule(c)
     if c.shape == "gpqa":
         cut = _NEXT_QUESTION.search(c.response)
         own = c.response[:cut.start()] if cut else c.response
@@ -694,7 +688,7 @@ def _needs_person(c: Candidate) -> bool:
         return gemini_flash_lite.needs_person(c)
     if c.id.startswith(TWENTYSIXTH_BATCH):
         return hybrid_gsm.needs_person(c)
-    for batch, module in ((SEVENTEENTH_BATCH, seventeenth_batch), (TWENTYFIRST_BATCH, twentyfirst_batch)):
+    for batch, module in _RESAMPLED[1:]:
         if c.id.startswith(batch):
             again = c.shape == "gpqa" and bool(_TWO_LETTER_STATEMENT.search(c.response)
                                                or _fork_text_conflict(c, c.response))

@@ -7,9 +7,9 @@ record's id is its earlier-style id with "more-" in front; the plain rules of it
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
+from tests.judges.real import resample
 from tests.judges.real.sources import Candidate
 
 PREFIX = "more-"
@@ -33,19 +33,9 @@ def source_key(c: Candidate) -> tuple[Any, ...]:
 
 def candidates(all_candidates: list[Candidate], earlier: list[Candidate]) -> list[Candidate]:
     """The batch's candidates: responses of its sources that no earlier batch sampled, renamed with PREFIX."""
-    taken_ids = {c.id for c in earlier}
-    taken_keys = {source_key(c) for c in earlier}
-    out = []
-    for c in all_candidates:
-        source = c.id.split(":", 1)[0]
-        if source not in PLAIN or ONLY_MODEL.get(source, c.model) != c.model:
-            continue
-        if c.id in taken_ids or source_key(c) in taken_keys:
-            continue
-        out.append(replace(c, id=PREFIX + c.id))
-    return out
+    return resample.fresh_candidates(all_candidates, earlier, PREFIX, PLAIN, ONLY_MODEL, key=source_key)
 
 
 def original(c: Candidate) -> Candidate:
     """The candidate under its earlier-style id, for its source's plain rules."""
-    return replace(c, id=c.id[len(PREFIX):])
+    return resample.original(c, PREFIX)

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 import json
 
 from tests.judges.real import thoughtsource
+from tests.judges.real.resample import location
 from tests.judges.real.sources import Candidate, _git
 
 PREFIX = "tsource2-mc"
@@ -44,18 +44,14 @@ def _raw(repo: Path) -> Iterator[Candidate]:
                                                                   family)
 
 
-def source_key(c: Candidate) -> tuple[Any, ...]:
-    return c.source["repo"], c.source["path"], c.source.get("member"), c.source.get("index"), c.source.get("field")
-
-
 def candidates(repo: Path, all_candidates: list[Candidate], earlier: list[Candidate]) -> list[Candidate]:
     """The batch's candidates, renamed with PREFIX: none sampled before, none a copy of a fourteenth-batch response."""
     taken_ids = {c.id for c in earlier}
-    taken_keys = {source_key(c) for c in earlier}
+    taken_keys = {location(c) for c in earlier}
     known_texts = {c.response.strip() for c in all_candidates if c.id.startswith(thoughtsource.PREFIX + ":")}
     out = []
     for c in _raw(repo):
-        if c.id in taken_ids or source_key(c) in taken_keys or c.response.strip() in known_texts:
+        if c.id in taken_ids or location(c) in taken_keys or c.response.strip() in known_texts:
             continue
         out.append(replace(c, id=PREFIX + c.id[len(thoughtsource.PREFIX):]))
     return out

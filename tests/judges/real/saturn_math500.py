@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.judges.real.sources import Candidate, _git, capped
+from tests.judges.real.tora import boxed_values
 
 REPO = "gtxygyzb/Saturn-code"
 COMMIT = "a8616c54122a61a90790144c4c062c721b89777b"  # the commit that added the results; HEAD holds the same blobs
@@ -75,13 +76,9 @@ def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
     if _CLOSE not in c.response:
         return "hard", None, None
     answer = c.response.rsplit(_CLOSE, 1)[1]
-    values, written = set(), set()
-    for box in _BOXED.findall(answer):
-        m = _BOXED_INT.fullmatch(box)
-        if not m:
-            return ("skip", None, None) if _BOXED_DECIMAL.fullmatch(box) else ("hard", None, None)
-        values.add(int(m.group(1).replace(",", "")))
-        written.add(box.strip())
+    unread, values, written = boxed_values(_BOXED.findall(answer), _BOXED_INT, _BOXED_DECIMAL)
+    if unread:
+        return unread, None, None
     if len(values) != 1:
         return "hard", None, None
     value = values.pop()

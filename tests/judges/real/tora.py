@@ -57,18 +57,26 @@ _BOXED_INT = re.compile(r"\s*(?:\\\$|\$)?\s*(-?\d{1,3}(?:,\d{3})+|-?\d+)(\.0+)?\
 _BOXED_DECIMAL = re.compile(r"\s*(?:\\\$|\$)?\s*-?\d*\.\d+\s*")
 
 
+def boxed_values(boxes: list[str], integer: re.Pattern, decimal: re.Pattern) -> tuple[str | None, set[int], set[str]]:
+    """The integers the boxes hold and how each was written, or instead a status for the first box that holds something
+    else: "skip" for a non-integer decimal (a committed non-integer), "hard" for what a person must read."""
+    values, written = set(), set()
+    for box in boxes:
+        m = integer.fullmatch(box)
+        if not m:
+            return ("skip" if decimal.fullmatch(box) else "hard"), set(), set()
+        values.add(int(m.group(1).replace(",", "")))
+        written.add(box.strip())
+    return None, values, written
+
+
 def plain_label(c: Candidate) -> tuple[str, Any, str | None]:
     """Plain when the reply has a \\boxed{} answer, every box in it holds the same integer, and that integer equals the
     script's extraction; a reply whose boxes hold a non-integer decimal is left out ("skip"); anything else (no box,
     boxes that differ, a box with a unit or a percent sign) is read by a person."""
-    boxes = _BOXED.findall(c.response)
-    values, written = set(), set()
-    for box in boxes:
-        m = _BOXED_INT.fullmatch(box)
-        if not m:
-            return ("skip", None, None) if _BOXED_DECIMAL.fullmatch(box) else ("hard", None, None)
-        values.add(int(m.group(1).replace(",", "")))
-        written.add(box.strip())
+    unread, values, written = boxed_values(_BOXED.findall(c.response), _BOXED_INT, _BOXED_DECIMAL)
+    if unread:
+        return unread, None, None
     if len(values) != 1:
         return "hard", None, None
     value = values.pop()

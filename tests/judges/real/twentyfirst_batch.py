@@ -10,10 +10,7 @@ sample, so no earlier record moves. Each new record's id is its earlier-style id
 """
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
-
-from tests.judges.real import eleventh_batch, seventeenth_batch
+from tests.judges.real import eleventh_batch, resample, seventeenth_batch
 from tests.judges.real.sources import Candidate
 
 PREFIX = "anew-"
@@ -33,12 +30,6 @@ ONLY_MODEL = {"mmmu-mc": "Qwen-VL-7B", "mmmu-int": "Qwen-VL-7B"}
 PREFIXES = tuple(PREFIX + source for source in PLAIN)
 
 
-def source_key(c: Candidate) -> tuple[Any, ...]:
-    """Where the response sits: repository, file (and zip member), position in the file, field."""
-    return (c.source["repo"], c.source["path"], c.source.get("member"), c.source.get("index"),
-            c.source.get("field"))
-
-
 def _earlier_id(rid: str) -> str:
     """An earlier batch's id without its "more-" or "again-" (the id its response had in its source's first batch)."""
     if rid.startswith(eleventh_batch.PREFIXES):
@@ -50,19 +41,9 @@ def _earlier_id(rid: str) -> str:
 
 def candidates(all_candidates: list[Candidate], earlier: list[Candidate]) -> list[Candidate]:
     """The batch's candidates: responses of its sources that no earlier batch sampled, renamed with PREFIX."""
-    taken_ids = {_earlier_id(c.id) for c in earlier}
-    taken_keys = {source_key(c) for c in earlier}
-    out = []
-    for c in all_candidates:
-        source = c.id.split(":", 1)[0]
-        if source not in PLAIN or ONLY_MODEL.get(source, c.model) != c.model:
-            continue
-        if c.id in taken_ids or source_key(c) in taken_keys:
-            continue
-        out.append(replace(c, id=PREFIX + c.id))
-    return out
+    return resample.fresh_candidates(all_candidates, earlier, PREFIX, PLAIN, ONLY_MODEL, earlier_id=_earlier_id)
 
 
 def original(c: Candidate) -> Candidate:
     """The candidate under its earlier-style id, for its source's plain rules and checks."""
-    return replace(c, id=c.id[len(PREFIX):])
+    return resample.original(c, PREFIX)
