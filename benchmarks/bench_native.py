@@ -3,7 +3,8 @@ threads).
 
     python benchmarks/bench_native.py [--dtype bf16|fp32] [--threads 2] [--quick] [--hf-weights packed dense]
                                       [--skip-short] [--skip-long] [--long-batch 16 64]
-    python benchmarks/bench_native.py --batch-path [--rounds 1] [--isa both|as-is]
+    python benchmarks/bench_native.py --batch-path [--rounds 1] [--isa both|as-is] [--kv-cache-dtype auto int8]
+                                      [--block-size 16 128]
 
 --batch-path runs only the batch path: --requests (64) requests of --prompt-len (128) tokens and --new-tokens (256)
 through the harness generate stage (harness.generate.run_generation over NativeEngine), this change against the
@@ -417,8 +418,8 @@ def harness_generate(eng: LLMEngine, items: list, new_tokens: int, lean: bool, r
 def batch_path(a) -> dict[str, float]:
     """Engine alone vs the generate stage (new and old hand-off, interleaved rounds, fresh prompts each run) vs
     HF generate at batch a.hf_batch; prints one table for this process's CPU setting. With several KV cache
-    precisions, one engine each, all built first and taking turns round by round (a process's first engine measured
-    ~8% faster than its second when they ran one after the other)."""
+    precisions or block sizes, one engine for each pair, all built first and taking turns round by round (a process's
+    first engine measured ~8% faster than its second when they ran one after the other)."""
     import tempfile
     from tasks import get_task
     print(f"# {cpu_line()}; load average {os.getloadavg()[0]:.1f}", flush=True)
@@ -427,15 +428,18 @@ def batch_path(a) -> dict[str, float]:
     loop_cpu: dict[str, list[float]] = {}
     engines = {}
     for kv_dtype in a.kv_cache_dtype:
-        eng = engines[kv_dtype] = LLMEngine(DEFAULT_MODEL, device="cpu", dtype=a.dtype, threads=a.threads,
-                                            kv_cache_gib=a.kv_gib, ignore_eos=True, kv_cache_dtype=kv_dtype)
-        print(f"# {matmul_line(eng)}; KV cache {eng.describe()['kv_cache_dtype']}", flush=True)
+        for block in a.block_size:
+            eng = engines[kv_dtype, block] = LLMEngine(
+                DEFAULT_MODEL, device="cpu", dtype=a.dtype, threads=a.threads, kv_cache_gib=a.kv_gib, ignore_eos=True,
+                kv_cache_dtype=kv_dtype, block_size=block)
+            print(f"# {matmul_line(eng)}; KV cache {eng.describe()['kv_cache_dtype']}, blocks of {block} tokens",
+                  flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         for eng in engines.values():
             harness_generate(eng, generate_items(eng, task, 2, 32, 99), 8, True, Path(tmp))  # warm-up
         for r in range(a.rounds):
-            for kv_dtype, eng in engines.items():
-                batch_path_round(a, task, eng, kv_dtype, r, Path(tmp), rates, loop_cpu)
+            for (kv_dtype, block), eng in engines.items():
+                batch_path_round(a, task, eng, engine_label(a, kv_dtype, block), r, Path(tmp), rates, loop_cpu)
     del engines, eng
     gc.collect()
     ours = {k: statistics.median(v) for k, v in rates.items()}
@@ -443,11 +447,16 @@ def batch_path(a) -> dict[str, float]:
     return ours
 
 
-def batch_path_round(a, task, eng: LLMEngine, kv_dtype: str, r: int, tmp: Path, rates: dict[str, list[float]],
+def engine_label(a, kv_dtype: str, block: int) -> str:
+    """What sets this engine apart from the others of the run (empty when it is the only one, as by default)."""
+    parts = ([f"{kv_dtype} KV cache"] if kv_dtype != "auto" else []) + ([f"blocks of {block}"] if len(a.block_size) > 1 else [])
+    return "".join(f", {p}" for p in parts)
+
+
+def batch_path_round(a, task, eng: LLMEngine, suffix: str, r: int, tmp: Path, rates: dict[str, list[float]],
                      loop_cpu: dict[str, list[float]]) -> None:
     """Round r of one engine: engine alone, then generate with the new and the old hand-off; appends to rates and
-    loop_cpu under keys that name the KV precision when it is not auto."""
-    suffix = "" if kv_dtype == "auto" else f", {kv_dtype} KV cache"
+    loop_cpu under keys ending in suffix (engine_label)."""
     new_key, old_key = "generate, this change" + suffix, "generate, before (per-token hand-off, F.linear bf16)" + suffix
     keys = ["engine alone, whole run" + suffix, "engine alone, decode steps only" + suffix, new_key, old_key]
     for k in keys:
@@ -533,6 +542,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=1, help="--batch-path: interleaved rounds (median reported)")
     ap.add_argument("--kv-cache-dtype", nargs="+", default=["auto"], choices=["auto", "int8"],
                     help="--batch-path: the engine's KV cache precision(s), each measured in turn in this process")
+    ap.add_argument("--block-size", type=int, nargs="+", default=[16],
+                    help="--batch-path: KV block size(s) in tokens (the engine's default: 16), each measured in turn")
     a = ap.parse_args()
     if a.quick:
         a.requests, a.new_tokens, a.hf_batch, a.prefill_len = 16, 32, 8, 512
