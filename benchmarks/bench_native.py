@@ -449,7 +449,9 @@ def batch_path(a) -> dict[str, float]:
 
 def engine_label(a, kv_dtype: str, block: int) -> str:
     """What sets this engine apart from the others of the run (empty when it is the only one, as by default)."""
-    parts = ([f"{kv_dtype} KV cache"] if kv_dtype != "auto" else []) + ([f"blocks of {block}"] if len(a.block_size) > 1 else [])
+    parts = [f"{kv_dtype} KV cache"] if kv_dtype != "auto" else []
+    if len(a.block_size) > 1:
+        parts.append(f"blocks of {block}")
     return "".join(f", {p}" for p in parts)
 
 
