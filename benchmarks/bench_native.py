@@ -448,7 +448,7 @@ def batch_path(a) -> dict[str, float]:
 
 
 def engine_label(a, kv_dtype: str, block: int) -> str:
-    """What sets this engine apart from the others of the run (empty when it is the only one, as by default)."""
+    """The suffix of this engine's rows: its KV precision unless auto, its block size when several are measured."""
     parts = [f"{kv_dtype} KV cache"] if kv_dtype != "auto" else []
     if len(a.block_size) > 1:
         parts.append(f"blocks of {block}")
